@@ -1,0 +1,26 @@
+// Package ingest turns log sources (files, stdin, journalctl output, the journal itself) into a
+// stream of Entry values. Every source yields the same type so that parse and model never know
+// where a line came from.
+package ingest
+
+// Entry is one log record as its source delivered it.
+//
+// The byte slices are owned by the reader and are valid only until the next call to Next: a
+// consumer that keeps anything must copy it. This is what keeps the hot path free of allocation.
+type Entry struct {
+	// Time is the record's wall-clock time in Unix microseconds as the source stated it
+	// (journald's __REALTIME_TIMESTAMP). Zero when the source has no timestamp of its own (raw
+	// engine output, journalctl -o cat or short text); parse then takes the time from the line.
+	Time int64
+	// Host is _HOSTNAME; empty when unknown.
+	Host []byte
+	// Unit is _SYSTEMD_UNIT, or SYSLOG_IDENTIFIER when the entry has no unit; empty when unknown.
+	Unit []byte
+	// Message is MESSAGE: arbitrary bytes, possibly with ANSI codes or invalid UTF-8.
+	Message []byte
+	// Cursor is the journal cursor (__CURSOR); empty for sources without one.
+	Cursor []byte
+}
+
+// Reset clears e for reuse while keeping nothing that points into a previous record.
+func (e *Entry) Reset() { *e = Entry{} }

@@ -1,0 +1,178 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Ground truth of the step model in the tests: DESIGN.md's example, a fit
+// through (13 tokens, 34 ms) and (5,553 tokens, 144 ms).
+const (
+	trueA = 0.0337  // s
+	trueB = 19.9e-6 // s per context token
+)
+
+func stepAt(ctx float64) float64 { return trueA + trueB*ctx }
+
+func relErr(got, want float64) float64 { return math.Abs(got/want - 1) }
+
+// olsFit is the batch (unweighted) least-squares reference.
+func olsFit(xs, ys []float64) (a, b float64) {
+	var n, sx, sy, sxx, sxy float64
+	for i := range xs {
+		n++
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	b = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	return (sy - b*sx) / n, b
+}
+
+// Target: 3 % multiplicative noise, 50 samples with the context growing
+// from 13 to 3,900 tokens: a and b within 5 %, for every seed.
+func TestRLSRecoversStepModel(t *testing.T) {
+	var worstA, worstB, rmsA, rmsB, olsA, olsB float64
+	const seeds = 50
+	for seed := range uint64(seeds) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		r := NewRLS(RLSOptions{})
+		xs, ys := make([]float64, 50), make([]float64, 50)
+		for i := range 50 {
+			x := 13 + float64(i)*(3900-13)/49
+			y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+			r.Update(x, y)
+			xs[i], ys[i] = x, y
+		}
+		a, b := r.Coef()
+		ea, eb := relErr(a, trueA), relErr(b, trueB)
+		if ea > 0.05 || eb > 0.05 {
+			t.Errorf("seed %d: a=%.5f (%.1f%%) b=%.4g (%.1f%%), want within 5%%", seed, a, 100*ea, b, 100*eb)
+		}
+		worstA, worstB = max(worstA, ea), max(worstB, eb)
+		rmsA += ea * ea / seeds
+		rmsB += eb * eb / seeds
+		oa, ob := olsFit(xs, ys)
+		olsA += relErr(oa, trueA) * relErr(oa, trueA) / seeds
+		olsB += relErr(ob, trueB) * relErr(ob, trueB) / seeds
+		if seed == 0 {
+			t.Logf("seed 0: a=%.5f s b=%.4g s/token R2=%.3f scale=%.4f n=%d", a, b, r.R2(), r.ResidualScale(), r.N())
+		}
+	}
+	t.Logf("13..3900 tokens, %d seeds: a err rms %.2f%% worst %.2f%%; b err rms %.2f%% worst %.2f%% (batch OLS rms: a %.2f%%, b %.2f%%)",
+		seeds, 100*math.Sqrt(rmsA), 100*worstA, 100*math.Sqrt(rmsB), 100*worstB, 100*math.Sqrt(olsA), 100*math.Sqrt(olsB))
+}
+
+// Contexts uniform in 200..30k: the slope is pinned down, the intercept is
+// an extrapolation that the long-context (noisier in seconds) samples
+// dominate unless the fit weights by relative noise.
+func TestRLSRandomContexts(t *testing.T) {
+	const seeds = 200
+	var rel, abs, ols [2]float64
+	var bad int
+	for seed := range uint64(seeds) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		r, ra := NewRLS(RLSOptions{}), NewRLS(RLSOptions{AbsoluteNoise: true})
+		xs, ys := make([]float64, 50), make([]float64, 50)
+		for i := range 50 {
+			x := 200 + rng.Float64()*(30000-200)
+			y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+			r.Update(x, y)
+			ra.Update(x, y)
+			xs[i], ys[i] = x, y
+		}
+		acc := func(s *[2]float64, a, b float64) {
+			s[0] += relErr(a, trueA) * relErr(a, trueA) / seeds
+			s[1] += relErr(b, trueB) * relErr(b, trueB) / seeds
+		}
+		a, b := r.Coef()
+		acc(&rel, a, b)
+		if relErr(a, trueA) > 0.05 || relErr(b, trueB) > 0.05 {
+			bad++
+		}
+		a, b = ra.Coef()
+		acc(&abs, a, b)
+		a, b = olsFit(xs, ys)
+		acc(&ols, a, b)
+	}
+	t.Logf("200..30k tokens, %d seeds, rms error a / b: relative-noise RLS %.2f%% / %.2f%% (outside 5%%: %d seeds), absolute RLS %.2f%% / %.2f%%, batch OLS %.2f%% / %.2f%%",
+		seeds, 100*math.Sqrt(rel[0]), 100*math.Sqrt(rel[1]), bad, 100*math.Sqrt(abs[0]), 100*math.Sqrt(abs[1]), 100*math.Sqrt(ols[0]), 100*math.Sqrt(ols[1]))
+	if math.Sqrt(rel[0]) > 0.04 || math.Sqrt(rel[1]) > 0.02 {
+		t.Errorf("relative-noise RLS rms errors a %.2f%% b %.2f%%, want ≤ 4%% and ≤ 2%%", 100*math.Sqrt(rel[0]), 100*math.Sqrt(rel[1]))
+	}
+}
+
+// The slope doubles; forgetting must follow it.
+func TestRLSRegimeChange(t *testing.T) {
+	worstB, worstAll := 0, 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		r := NewRLS(RLSOptions{})
+		for range 1000 {
+			x := 200 + rng.Float64()*30000
+			r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+		}
+		if a, b := r.Coef(); relErr(a, trueA) > 0.05 || relErr(b, trueB) > 0.03 {
+			t.Fatalf("seed %d: before the change a=%.5f b=%.4g", seed, a, b)
+		}
+		trackedB, lastOff := -1, 0
+		for i := range 3000 {
+			x := 200 + rng.Float64()*30000
+			r.Update(x, (trueA+2*trueB*x)*(1+0.03*rng.NormFloat64()))
+			a, b := r.Coef()
+			if relErr(b, 2*trueB) <= 0.10 && trackedB < 0 {
+				trackedB = i + 1
+			}
+			if relErr(a, trueA) > 0.05 || relErr(b, 2*trueB) > 0.05 {
+				lastOff = i + 1
+			}
+		}
+		if trackedB < 0 || trackedB > 300 {
+			t.Errorf("seed %d: doubled slope within 10%% after %d samples, want ≤ 300", seed, trackedB)
+		}
+		if lastOff > 2000 {
+			t.Errorf("seed %d: a or b still > 5%% off after %d samples, want ≤ 2000", seed, lastOff)
+		}
+		worstB, worstAll = max(worstB, trackedB), max(worstAll, lastOff)
+	}
+	t.Logf("b doubles (20 seeds, contexts 200..30k): b within 10%% after ≤ %d samples; a and b within 5%% for good after ≤ %d", worstB, worstAll)
+}
+
+func TestRLSIgnoresNonFinite(t *testing.T) {
+	r := NewRLS(RLSOptions{})
+	r.Update(math.NaN(), 1)
+	r.Update(1, math.Inf(1))
+	if r.N() != 0 {
+		t.Fatalf("N=%d after non-finite input", r.N())
+	}
+}
+
+func TestRLSNoAllocs(t *testing.T) {
+	r := NewRLS(RLSOptions{})
+	x := 0.0
+	if n := testing.AllocsPerRun(1000, func() {
+		x += 10
+		r.Update(x, stepAt(x))
+		r.Coef()
+		r.StdErr()
+	}); n != 0 {
+		t.Fatalf("%v allocations per Update", n)
+	}
+}
+
+func BenchmarkRLSUpdate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	xs := make([]float64, 1024)
+	ys := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = 200 + rng.Float64()*30000
+		ys[i] = stepAt(xs[i]) * (1 + 0.03*rng.NormFloat64())
+	}
+	r := NewRLS(RLSOptions{})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.Update(xs[i&1023], ys[i&1023])
+	}
+}

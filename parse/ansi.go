@@ -1,0 +1,45 @@
+package parse
+
+import "bytes"
+
+// replacement is U+FFFD in UTF-8: some pipelines turn an ANSI escape byte into it, leaving
+// "\uFFFD[1;36m" behind, which must be stripped like the real escape.
+var replacement = []byte("\xef\xbf\xbd")
+
+func hasANSI(b []byte) bool {
+	return bytes.IndexByte(b, 0x1b) >= 0 || bytes.Contains(b, replacement)
+}
+
+// stripANSI appends b to dst without CSI sequences ("ESC [ params letter"), so that colour codes
+// around vLLM's level or SGLang's prefix do not hide them from the prefix walk.
+func stripANSI(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		n := 0
+		switch {
+		case b[i] == 0x1b:
+			n = 1
+		case bytes.HasPrefix(b[i:], replacement):
+			n = len(replacement)
+		}
+		if n == 0 || i+n >= len(b) || b[i+n] != '[' {
+			if n == 1 { // a lone ESC: drop it
+				i++
+				continue
+			}
+			dst = append(dst, b[i])
+			i++
+			continue
+		}
+		j := i + n + 1
+		for j < len(b) && (isDigit(b[j]) || b[j] == ';') {
+			j++
+		}
+		if j < len(b) && (b[j] >= 'A' && b[j] <= 'Z' || b[j] >= 'a' && b[j] <= 'z') {
+			i = j + 1
+			continue
+		}
+		dst = append(dst, b[i])
+		i++
+	}
+	return dst
+}

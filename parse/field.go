@@ -1,0 +1,61 @@
+package parse
+
+// Field is one quantity a line may carry. Units are normalised at parse time: fractions, not
+// percentages; seconds, not milliseconds; tokens per second.
+type Field uint8
+
+const (
+	Running        Field = iota // running requests (batch size)
+	Queue                       // waiting / queued requests
+	Context                     // KV slots in use across running requests (#token, #full token)
+	TokenUsage                  // fraction of the KV pool in use (SGLang)
+	KVUsage                     // fraction of GPU KV cache in use (vLLM: its context regressor)
+	Commit                      // commit length: accepted drafts + 1 bonus token, per verify step
+	AcceptRate                  // accept rate as the engine states it (informative only)
+	AcceptedDepth               // avg_accepted_depth of custom builds
+	AcceptedDrafts              // avg_accepted_drafts / num_accepted_drafts
+	Accepted                    // accepted draft tokens in the interval
+	Drafted                     // drafted (proposed) tokens in the interval
+	Emitted                     // emitted tokens (vLLM v0)
+	SpecTokens                  // speculative tokens per step (vLLM v0)
+	AcceptedTPS                 // accepted throughput, tokens/s (vLLM)
+	DraftedTPS                  // drafted throughput, tokens/s (vLLM)
+	GenTPS                      // generation throughput, tokens/s
+	PromptTPS                   // prompt/input throughput, tokens/s
+	StepSeconds                 // a directly logged step time (step_ms, total_ms)
+	Graph                       // 1 when the step ran as a CUDA/CPU/NPU graph, 0 when not
+	CachedTokens                // prefix-cache hits in tokens
+	NewTokens                   // prefill: new tokens in the batch
+	NewSeqs                     // prefill: new sequences in the batch
+	Retracted                   // retracted requests
+	BlockSize                   // drafter block size (start-up)
+	TreeBudget                  // DDTree tree budget (start-up)
+	numFields
+)
+
+var fieldNames = [numFields]string{
+	"running", "queue", "context", "token_usage", "kv_usage", "commit_len", "accept_rate",
+	"accepted_depth", "accepted_drafts", "accepted", "drafted", "emitted", "spec_tokens",
+	"accepted_tps", "drafted_tps", "gen_tps", "prompt_tps", "step_seconds", "graph",
+	"cached_tokens", "new_tokens", "new_seqs", "retracted", "block_size", "tree_budget",
+}
+
+func (f Field) String() string {
+	if f < numFields {
+		return fieldNames[f]
+	}
+	return "unknown"
+}
+
+// NumFields is the number of defined fields, for iteration.
+const NumFields = int(numFields)
+
+// FieldByName maps a Field's String form back to it (config aliases name fields this way).
+func FieldByName(name string) (Field, bool) {
+	for i, n := range fieldNames {
+		if n == name {
+			return Field(i), true
+		}
+	}
+	return 0, false
+}

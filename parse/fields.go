@@ -1,0 +1,105 @@
+package parse
+
+// fieldIter walks "key: value" pairs separated by sep and a space (", " for most lines, ". " for
+// SGLang's oldest prefill line). It never splits inside a key, so keys such as
+// "gen throughput (token/s)" or "est. decode TFLOPS/s (per GPU)" stay whole, and it exposes its
+// position so that a caller can take over for a value that itself contains the separator
+// (vLLM's per-position list).
+type fieldIter struct {
+	b        []byte
+	pos      int
+	sep      byte
+	valStart int // where the last value began in b
+}
+
+// next returns the next key and value. A fragment with no ": " comes back as a key with a nil
+// value: callers treat it as damage. One hand-written pass finds both the key's colon and the
+// field's end: this loop is most of a decode line's cost.
+func (it *fieldIter) next() (key, val []byte, ok bool) {
+	b := it.b
+	i := it.pos
+	for i < len(b) && (b[i] == ' ' || b[i] == it.sep) {
+		i++
+	}
+	if i >= len(b) {
+		it.pos = i
+		return nil, nil, false
+	}
+	colon, end := -1, len(b)
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		if c == ':' && colon < 0 && (j+1 == len(b) || b[j+1] == ' ') {
+			colon = j
+		} else if c == it.sep && (j+1 == len(b) || b[j+1] == ' ') {
+			end = j
+			break
+		}
+	}
+	it.pos = end
+	if colon < 0 {
+		return b[i:end], nil, true
+	}
+	v := colon + 1
+	for v < end && b[v] == ' ' {
+		v++
+	}
+	it.valStart = v
+	return b[i:colon], trimSpace(b[v:end]), true
+}
+
+// rate reads an acceptance or usage figure, either a fraction ("0.13") or a percentage
+// ("62.5%"), and refuses anything outside [0, 1] after conversion.
+func rate(v []byte) (float64, bool) {
+	pct := len(v) > 0 && v[len(v)-1] == '%'
+	if pct {
+		v = v[:len(v)-1]
+	}
+	x, ok := wholeNumber(v)
+	if !ok {
+		return 0, false
+	}
+	if pct {
+		x /= 100
+	}
+	return x, x <= 1
+}
+
+// withUnit reads "96.4 tokens/s" or "2 reqs": a number, then exactly the expected unit (or none).
+func withUnit(v []byte, unit string) (float64, bool) {
+	x, n := number(v)
+	if n == 0 {
+		return 0, false
+	}
+	rest := v[n:]
+	if len(rest) == 0 {
+		return x, true
+	}
+	if len(rest) == len(unit)+1 && rest[0] == ' ' && string(rest[1:]) == unit {
+		return x, true
+	}
+	return 0, false
+}
+
+// boolean reads Python's True/False.
+func boolean(v []byte) (float64, bool) {
+	switch string(v) {
+	case "True", "true":
+		return 1, true
+	case "False", "false":
+		return 0, true
+	}
+	return 0, false
+}
+
+// commitLen reads a commit length. Its floor is 1 (the bonus token); a value below is damage.
+// SGLang prints 0.00 when no verify step ran in the interval: that is "no figure", not a figure.
+func commitLen(v []byte) (x float64, absent, ok bool) {
+	x, ok = wholeNumber(v)
+	if !ok {
+		return 0, false, false
+	}
+	if x == 0 {
+		return 0, true, true
+	}
+	return x, false, x >= 1 && x <= 64
+}

@@ -1,0 +1,204 @@
+package parse
+
+import (
+	"bytes"
+	"math"
+)
+
+// Alias maps a custom build's key to a Field; Scale converts its unit (0.001 for milliseconds).
+type Alias struct {
+	Field Field
+	Scale float64
+}
+
+// builtinAlias covers the key=value statistics that custom DDTree/DFLASH builds print. Keys
+// that only make sense beside a primary figure (bs, ctx) do not by themselves make a line a
+// sample: see primary.
+func builtinAlias(key []byte) (Alias, bool) {
+	switch string(key) {
+	case "avg_commit_len", "commit_len", "avg_accept_len", "accept_len", "mean_accept_len",
+		"avg_acceptance_length", "mean_acceptance_length", "accept_length", "accept_mean":
+		return Alias{Commit, 1}, true
+	case "avg_accepted_depth", "accepted_depth":
+		return Alias{AcceptedDepth, 1}, true
+	case "avg_accepted_drafts", "num_accepted_drafts", "accepted_drafts":
+		return Alias{AcceptedDrafts, 1}, true
+	case "step_ms", "total_ms", "step_time_ms":
+		return Alias{StepSeconds, 0.001}, true
+	case "step_time", "step_s", "step_sec":
+		return Alias{StepSeconds, 0}, true // unit decided by stepSeconds
+	case "bs", "batch_size", "running", "num_running", "running_reqs":
+		return Alias{Running, 1}, true
+	case "ctx", "context", "context_len", "context_tokens", "kv_tokens":
+		return Alias{Context, 1}, true
+	case "gen_tps", "tok_s", "tokens_per_s", "gen_throughput":
+		return Alias{GenTPS, 1}, true
+	case "accept_rate", "acceptance_rate":
+		return Alias{AcceptRate, 1}, true
+	case "can_run_cuda_graph", "cuda_graph":
+		return Alias{Graph, 1}, true
+	case "block_size":
+		return Alias{BlockSize, 1}, true
+	case "tree_budget":
+		return Alias{TreeBudget, 1}, true
+	}
+	return Alias{}, false
+}
+
+// primary fields make a key=value line a sample; the rest only ride along.
+func primary(f Field) bool {
+	return f == Commit || f == AcceptedDepth || f == AcceptedDrafts || f == StepSeconds
+}
+
+// maxStepSeconds separates "step_time=0.1013" (seconds) from "step_time=101.3" (milliseconds,
+// as several forks print it): no decode step, even at 185k context, takes ten seconds.
+const maxStepSeconds = 10
+
+// kvValue reads the value of a known key strictly.
+func kvValue(a Alias, v []byte) (float64, bool) {
+	switch a.Field {
+	case Graph:
+		return boolean(v)
+	case Commit:
+		x, absent, ok := commitLen(v)
+		return x, ok && !absent
+	case AcceptRate:
+		return rate(v)
+	case Running, Context, BlockSize, TreeBudget:
+		return integer(v)
+	case StepSeconds:
+		return stepSeconds(a, v)
+	}
+	x, ok := wholeNumber(v)
+	if a.Field == AcceptedDepth || a.Field == AcceptedDrafts {
+		ok = ok && x <= 64
+	}
+	return scale(x, a.Scale), ok
+}
+
+// scale applies an alias's unit factor. Sub-unit factors divide by their inverse so that
+// "step_ms=40.2" reads as exactly 0.0402, as a person would write it, not 0.04020000000000001.
+func scale(x, f float64) float64 {
+	if f > 0 && f < 1 {
+		return x / math.Round(1/f)
+	}
+	return x * f
+}
+
+func stepSeconds(a Alias, v []byte) (float64, bool) {
+	x, n := number(v)
+	if n == 0 {
+		return 0, false
+	}
+	unit := string(v[n:])
+	switch {
+	case unit == "ms":
+		x /= 1000
+	case unit == "s":
+	case unit != "":
+		return 0, false
+	case a.Scale != 0:
+		x = scale(x, a.Scale)
+	case x >= maxStepSeconds:
+		x /= 1000
+	}
+	return x, x > 0
+}
+
+// keyValues parses every key=value token of b. It reports whether a primary key was present, so
+// that the caller can tell a statistics line from noise that happens to contain '='.
+func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimary bool) {
+	i := 0
+	for {
+		j := bytes.IndexByte(b[i:], '=')
+		if j < 0 {
+			break
+		}
+		j += i
+		k := j
+		for k > i && isKeyByte(b[k-1]) {
+			k--
+		}
+		e := j + 1
+		for e < len(b) && !isValueEnd(b[e]) {
+			e++
+		}
+		i = e
+		key, val := b[k:j], b[j+1:e]
+		if len(key) == 0 {
+			continue
+		}
+		a, ok := builtinAlias(key)
+		if !ok && extra != nil {
+			a, ok = extra[string(key)]
+		}
+		if !ok {
+			if string(key) == "mode" && string(val) == "prefill" {
+				s.Kind = KindPrefill
+			}
+			continue
+		}
+		if primary(a.Field) {
+			sawPrimary = true
+		}
+		x, ok := kvValue(a, val)
+		if !ok {
+			return malformed(s, "key=value: bad value"), sawPrimary
+		}
+		if !set(s, a.Field, x) {
+			return malformed(s, "key=value: duplicated key"), sawPrimary
+		}
+	}
+	return Matched, sawPrimary
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+func isValueEnd(c byte) bool {
+	return c == ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == ';' || c == '\t'
+}
+
+// llamaCpp parses "draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)".
+func llamaCpp(b []byte, s *Sample) Result {
+	s.Kind = KindSpec
+	i := len("draft acceptance rate = ")
+	x, n := number(b[i:])
+	if n == 0 || x > 1 {
+		return malformed(s, "llama.cpp: bad rate")
+	}
+	s.Set(AcceptRate, x)
+	i += n
+	acc, ok1 := countAfter(b, &i, " (", " accepted /")
+	gen, ok2 := countAfter(b, &i, "", " generated)")
+	if !ok1 || !ok2 {
+		return malformed(s, "llama.cpp: bad counts")
+	}
+	s.Set(Accepted, acc)
+	s.Set(Drafted, gen)
+	return Matched
+}
+
+// countAfter expects lead, blanks, an integer, then tail, at b[*i:].
+func countAfter(b []byte, i *int, lead, tail string) (float64, bool) {
+	j := *i
+	if !bytes.HasPrefix(b[j:], []byte(lead)) {
+		return 0, false
+	}
+	j += len(lead)
+	for j < len(b) && b[j] == ' ' {
+		j++
+	}
+	x, n := number(b[j:])
+	if n == 0 || !bytes.HasPrefix(b[j+n:], []byte(tail)) {
+		return 0, false
+	}
+	for _, c := range b[j : j+n] {
+		if c == '.' {
+			return 0, false
+		}
+	}
+	*i = j + n + len(tail)
+	return x, true
+}

@@ -1,0 +1,92 @@
+package parse
+
+// pow10 holds the exact powers of ten a float64 can represent, so that mantissa/10^k is one
+// correctly rounded division (Clinger's fast path) and "2.90" reads exactly as strconv would.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// maxDigits bounds a number's digits. Engines print at most a dozen; a longer run is damage
+// (a glued record, a cut line) and must not turn into a plausible value.
+const maxDigits = 15
+
+// number reads a plain non-negative decimal at the start of b: digits, optionally '.' and at
+// least one more digit. Signs, exponents, hex, nan and inf are refused on purpose: no engine
+// prints them for these fields, so seeing one means the line is not what it claims to be.
+// It returns the value and the bytes consumed (0 when b does not start with a valid number);
+// callers decide what may follow ("1e309" and "0x10" stop after their first digit and then fail
+// their caller's check of the rest).
+func number(b []byte) (float64, int) {
+	var mant uint64
+	digits, frac, i := 0, 0, 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		mant = mant*10 + uint64(b[i]-'0')
+		digits++
+	}
+	if digits == 0 {
+		return 0, 0
+	}
+	if i < len(b) && b[i] == '.' {
+		j := i + 1
+		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+			mant = mant*10 + uint64(b[j]-'0')
+			digits++
+			frac++
+		}
+		if frac == 0 {
+			return 0, 0 // "2." is a cut number
+		}
+		i = j
+	}
+	if digits > maxDigits {
+		return 0, 0
+	}
+	return float64(mant) / pow10[frac], i
+}
+
+// wholeNumber is number that must consume all of b.
+func wholeNumber(b []byte) (float64, bool) {
+	v, n := number(b)
+	return v, n > 0 && n == len(b)
+}
+
+// integer is wholeNumber restricted to counts, which engines print without a fraction.
+func integer(b []byte) (float64, bool) {
+	for _, c := range b {
+		if c == '.' {
+			return 0, false
+		}
+	}
+	return wholeNumber(b)
+}
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitsAt reads exactly n digits at b[i:], for fixed-width timestamp parts.
+func digitsAt(b []byte, i, n int) (int, bool) {
+	if i < 0 || i+n > len(b) {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b[i : i+n] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+// trimSpace trims ASCII blanks without the Unicode tables of bytes.TrimSpace.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,146 @@
+// Package parse turns one log line into a Sample. It is pure (bytes in, Sample out: no I/O, no
+// clock, no allocation on the hot path) so that the same log always yields the same samples,
+// offline or live, and so that it can be fuzzed and benchmarked in isolation.
+package parse
+
+// Result says what a line was.
+type Result uint8
+
+const (
+	// Ignored lines carry no engine marker: noise, counted and skipped.
+	Ignored Result = iota
+	// Matched lines produced a Sample.
+	Matched
+	// Malformed lines carry an engine marker but did not parse. Their count drives the
+	// format_drift anomaly, so a damaged record must land here, never as a plausible number.
+	Malformed
+)
+
+func (r Result) String() string {
+	switch r {
+	case Matched:
+		return "matched"
+	case Malformed:
+		return "malformed"
+	}
+	return "ignored"
+}
+
+// Kind is the sort of record a line is.
+type Kind uint8
+
+const (
+	KindNone    Kind = iota
+	KindDecode       // SGLang decode line, vLLM engine line, DFLASH profile, key=value statistics
+	KindSpec         // vLLM SpecDecoding/Speculative metrics, llama.cpp draft acceptance
+	KindPrefill      // SGLang prefill lines
+	KindEvent        // retractions, drafter start-up, verify summaries
+)
+
+var kindNames = [...]string{"none", "decode", "spec", "prefill", "event"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "none"
+}
+
+// Engine names the software that wrote a line. It is part of the series key.
+type Engine uint8
+
+const (
+	EngineUnknown Engine = iota
+	EngineSGLang
+	EngineVLLM
+	EngineLlamaCpp
+	EngineGeneric
+)
+
+var engineNames = [...]string{"unknown", "sglang", "vllm", "llamacpp", "generic"}
+
+func (e Engine) String() string {
+	if int(e) < len(engineNames) {
+		return engineNames[e]
+	}
+	return "unknown"
+}
+
+// Event refines KindEvent.
+type Event uint8
+
+const (
+	EventNone        Event = iota
+	EventRetract           // KV cache full or decode out of memory: requests retracted
+	EventDrafterInit       // DFLASH draft runner or DDTree worker initialised
+	EventVerifyDone        // DFLASH verify completed (one-off summary)
+)
+
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done"}
+
+func (e Event) String() string {
+	if int(e) < len(eventNames) {
+		return eventNames[e]
+	}
+	return ""
+}
+
+// MaxPerPosition bounds the per-position acceptance list. vLLM prints 2 to 15 values; a longer
+// list is damage (two lines glued), not a bigger drafter.
+const MaxPerPosition = 16
+
+// Sample is one parsed line. Byte slices point into the parsed line or into the Parser's scratch
+// buffer and are valid until the next Parse call: copy what you keep.
+//
+// Absent fields are absent (Has reports false), never zero, because "zero requests running" and
+// "this line did not say" lead the model to different conclusions.
+type Sample struct {
+	Kind   Kind
+	Engine Engine
+	Event  Event
+
+	// Series key parts found in the line itself. The journal's own _HOSTNAME/_SYSTEMD_UNIT
+	// override Host and Unit when the entry has them (see Stream).
+	Host []byte
+	Unit []byte
+	Rank []byte // "TP0", "DP3 TP3 EP3", "Engine 000", "gpu=0"
+	Proc []byte // vLLM process tag ("APIServer pid=9120") or docker-compose service ("vllm-1")
+
+	// Stamp is the best timestamp found in the line; Stream resolves it to Time.
+	Stamp Stamp
+	// Time in Unix nanoseconds, filled by Stream (0 until then).
+	Time int64
+
+	has    uint64
+	vals   [numFields]float64
+	PerPos [MaxPerPosition]float64
+	NPos   int
+
+	// Why names the first problem of a Malformed line, for logs and tests.
+	Why string
+}
+
+// Reset clears s for reuse.
+func (s *Sample) Reset() { *s = Sample{} }
+
+// Has reports whether the line carried f.
+func (s *Sample) Has(f Field) bool { return s.has&(1<<f) != 0 }
+
+// Get returns f's value and whether the line carried it.
+func (s *Sample) Get(f Field) (float64, bool) { return s.vals[f], s.has&(1<<f) != 0 }
+
+// Value returns f's value, or 0 when absent; use Has or Get where absence matters.
+func (s *Sample) Value(f Field) float64 { return s.vals[f] }
+
+// Set records f; the second Set of one field in a line is reported so that duplicated keys
+// (two records glued together) make the line malformed.
+func (s *Sample) Set(f Field, v float64) (dup bool) {
+	bit := uint64(1) << f
+	dup = s.has&bit != 0
+	s.has |= bit
+	s.vals[f] = v
+	return dup
+}
+
+// Fields returns the bit set of present fields (for iteration in tests and exporters).
+func (s *Sample) Fields() uint64 { return s.has }

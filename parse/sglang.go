@@ -1,0 +1,189 @@
+package parse
+
+import "bytes"
+
+// malformed records why a marked line failed and returns Malformed.
+func malformed(s *Sample, why string) Result {
+	s.Why = why
+	return Malformed
+}
+
+// set stores a field, failing the line on a repeated key (two records glued together).
+func set(s *Sample, f Field, v float64) bool { return !s.Set(f, v) }
+
+// afterLead skips the lead words of a line ("Decode batch", an iteration counter "[1234]") and
+// the '.' or ',' that older and newer versions put after them.
+func afterLead(b []byte, lead int) (int, bool) {
+	i := lead
+	if i < len(b) && b[i] == ' ' && i+1 < len(b) && b[i+1] == '[' {
+		j := bytes.IndexByte(b[i:], ']')
+		if j < 0 {
+			return 0, false
+		}
+		for _, c := range b[i+2 : i+j] {
+			if !isDigit(c) {
+				return 0, false
+			}
+		}
+		i += j + 1
+	}
+	if i < len(b) && (b[i] == ',' || b[i] == '.' || b[i] == ':') {
+		return i + 1, true
+	}
+	return 0, false
+}
+
+// sglangDecode parses a "Decode batch" line (every era and pool variant).
+func sglangDecode(b []byte, s *Sample) Result {
+	i, ok := afterLead(b, len("Decode batch"))
+	if !ok {
+		return malformed(s, "decode: no separator after lead")
+	}
+	s.Kind = KindDecode
+	it := fieldIter{b: b, pos: i, sep: ','}
+	for {
+		key, val, more := it.next()
+		if !more {
+			break
+		}
+		if val == nil {
+			return malformed(s, "decode: fragment without key")
+		}
+		var f Field
+		var x float64
+		switch string(key) {
+		case "#running-req":
+			f = Running
+			x, ok = integer(val)
+		case "#queue-req":
+			f = Queue
+			x, ok = integer(val)
+		case "#token", "#full token":
+			f = Context
+			x, ok = integer(val)
+		case "#gpu token":
+			// Hierarchical cache: GPU-resident KV is what the attention step reads.
+			f = Context
+			x, ok = integer(val)
+		case "token usage", "full token usage":
+			f = TokenUsage
+			x, ok = rate(val)
+		case "accept len":
+			var absent bool
+			x, absent, ok = commitLen(val)
+			if absent {
+				continue
+			}
+			f = Commit
+		case "accept rate":
+			f = AcceptRate
+			x, ok = rate(val)
+		case "cuda graph", "cpu graph", "npu graph":
+			f = Graph
+			x, ok = boolean(val)
+		case "gen throughput (token/s)":
+			f = GenTPS
+			x, ok = wholeNumber(val)
+		case "#cached-token":
+			f = CachedTokens
+			x, ok = integer(val)
+		case "#retracted-req":
+			f = Retracted
+			x, ok = integer(val)
+		default:
+			continue // unknown or informational field: order-free, extras tolerated
+		}
+		if !ok {
+			return malformed(s, "decode: bad value")
+		}
+		if !set(s, f, x) {
+			return malformed(s, "decode: duplicated key")
+		}
+	}
+	// A line cut mid-way (130-column splits) loses its tail: #queue-req ends every known version.
+	if !s.Has(Running) || !s.Has(GenTPS) || !s.Has(Queue) {
+		return malformed(s, "decode: missing #running-req, gen throughput or #queue-req")
+	}
+	return Matched
+}
+
+// sglangPrefill parses "Prefill batch, ..." and the 2024 "new fill batch. #seq: 2. ..." line.
+func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
+	i, ok := afterLead(b, lead)
+	if !ok {
+		return malformed(s, "prefill: no separator after lead")
+	}
+	s.Kind = KindPrefill
+	it := fieldIter{b: b, pos: i, sep: sep}
+	for {
+		key, val, more := it.next()
+		if !more {
+			break
+		}
+		if val == nil {
+			return malformed(s, "prefill: fragment without key")
+		}
+		var f Field
+		var x float64
+		switch string(key) {
+		case "#new-seq", "#seq":
+			f = NewSeqs
+			x, ok = integer(val)
+		case "#new-token", "#new_token":
+			f = NewTokens
+			x, ok = integer(val)
+		case "#cached-token", "#cached_token":
+			f = CachedTokens
+			x, ok = integer(val)
+		case "#running-req", "#running_req":
+			f = Running
+			x, ok = integer(val)
+		case "#queue-req", "#remaining_req":
+			f = Queue
+			x, ok = integer(val)
+		case "token usage":
+			f = TokenUsage
+			x, ok = rate(val)
+		case "input throughput (token/s)":
+			f = PromptTPS
+			x, ok = wholeNumber(val)
+		default:
+			continue
+		}
+		if !ok {
+			return malformed(s, "prefill: bad value")
+		}
+		if !set(s, f, x) {
+			return malformed(s, "prefill: duplicated key")
+		}
+	}
+	if !s.Has(NewTokens) || !s.Has(NewSeqs) {
+		return malformed(s, "prefill: missing #new-seq or #new-token")
+	}
+	return Matched
+}
+
+// sglangRetract parses "... Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4 -> 0.7".
+func sglangRetract(b []byte, s *Sample) Result {
+	s.Kind, s.Event = KindEvent, EventRetract
+	it := fieldIter{b: b, sep: ','}
+	for {
+		key, val, more := it.next()
+		if !more {
+			break
+		}
+		if string(key) == "#retracted_reqs" {
+			x, ok := integer(val)
+			if !ok {
+				return malformed(s, "retract: bad value")
+			}
+			if !set(s, Retracted, x) {
+				return malformed(s, "retract: duplicated key")
+			}
+		}
+	}
+	if !s.Has(Retracted) {
+		return malformed(s, "retract: missing #retracted_reqs")
+	}
+	return Matched
+}

@@ -1,0 +1,137 @@
+package parse
+
+import (
+	"bytes"
+	"time"
+)
+
+// StreamOptions say how to complete what lines leave out.
+type StreamOptions struct {
+	// Location is the zone of timestamps written without an offset (SGLang's logger, journalctl
+	// short, vLLM). Nil means UTC.
+	Location *time.Location
+	// Year completes year-less timestamps until the input itself shows a year (a journal entry's
+	// own time, a dated SGLang prefix). Zero means 1970, which is obviously wrong in a report.
+	Year int
+}
+
+// Stream completes samples with what surrounds them in one input: the journal entry's own
+// host, unit and time; the year of vLLM's year-less timestamps; the date of old SGLang
+// time-only prefixes; and the engine index of the vLLM engine line that a SpecDecoding line
+// belongs to. One Stream per input, used from one goroutine.
+type Stream struct {
+	loc  *time.Location
+	year int
+	// last is the latest resolved date, for year and day completion.
+	lastYear, lastMonth, lastDay int
+	lastTime                     int64
+	engines                      [maxEngines]engineRank
+	nextEngine                   int
+	key                          []byte
+}
+
+// maxEngines bounds the memory of which vLLM engine each process logged last.
+const maxEngines = 64
+
+type engineRank struct {
+	key  []byte // host \x00 unit \x00 process tag
+	rank []byte
+}
+
+// NewStream returns a Stream.
+func NewStream(opts StreamOptions) *Stream {
+	loc := opts.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	year := opts.Year
+	if year == 0 {
+		year = 1970
+	}
+	return &Stream{loc: loc, year: year}
+}
+
+// Resolve fills s.Time and the series key from the entry that carried the line. entryTime is
+// the entry's own time in Unix microseconds (0 when the source has none); host and unit
+// override what the line's prefix said when non-empty.
+func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) {
+	if len(host) > 0 {
+		s.Host = host
+	}
+	if len(unit) > 0 {
+		s.Unit = unit
+	}
+	if entryTime != 0 {
+		s.Time = entryTime * 1000
+	} else {
+		s.Time = st.stampTime(&s.Stamp)
+	}
+	st.remember(s.Time)
+	if s.Engine == EngineVLLM {
+		st.joinEngine(s)
+	}
+}
+
+func (st *Stream) stampTime(t *Stamp) int64 {
+	switch t.Prec {
+	case PrecAbsolute:
+		return time.Date(t.Year, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, time.UTC).UnixNano() -
+			int64(t.Offset)*int64(time.Second)
+	case PrecLocal:
+		return time.Date(t.Year, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+	case PrecYearless:
+		y := st.year
+		if st.lastMonth == 12 && t.Month == 1 {
+			y++ // the log crossed New Year
+		}
+		return time.Date(y, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+	case PrecTime:
+		if st.lastTime == 0 {
+			return 0
+		}
+		ns := time.Date(st.lastYear, time.Month(st.lastMonth), st.lastDay, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+		if ns < st.lastTime-int64(12*time.Hour) {
+			ns += int64(24 * time.Hour) // the clock wrapped past midnight
+		}
+		return ns
+	}
+	return st.lastTime // no timestamp: the line happened no earlier than the previous one
+}
+
+func (st *Stream) remember(ns int64) {
+	if ns == 0 {
+		return
+	}
+	st.lastTime = ns
+	y, m, d := time.Unix(0, ns).In(st.loc).Date()
+	st.lastYear, st.lastMonth, st.lastDay = y, int(m), d
+	st.year = y
+}
+
+// joinEngine gives a SpecDecoding line, which names no engine, the engine index of the last
+// engine line from the same process; an engine line records its index for the next one.
+func (st *Stream) joinEngine(s *Sample) {
+	st.key = append(append(append(append(append(st.key[:0], s.Host...), 0), s.Unit...), 0), s.Proc...)
+	if s.Kind == KindSpec && len(s.Rank) == 0 {
+		for i := range st.engines {
+			if e := &st.engines[i]; e.key != nil && bytes.Equal(e.key, st.key) {
+				s.Rank = e.rank
+				return
+			}
+		}
+		return
+	}
+	if s.Kind != KindDecode || len(s.Rank) == 0 {
+		return
+	}
+	for i := range st.engines {
+		if e := &st.engines[i]; e.key != nil && bytes.Equal(e.key, st.key) {
+			e.rank = append(e.rank[:0], s.Rank...)
+			return
+		}
+	}
+	e := &st.engines[st.nextEngine]
+	st.nextEngine = (st.nextEngine + 1) % maxEngines
+	e.key = append(e.key[:0], st.key...)
+	e.rank = append(e.rank[:0], s.Rank...)
+}

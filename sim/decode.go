@@ -1,0 +1,127 @@
+package sim
+
+import "math"
+
+// decodeStep simulates one logging interval of a step-counting engine (SGLang, a generic build,
+// llama.cpp): DecodeInterval decode steps, then the lines SGLang would print.
+//
+// Requests join and leave only at interval boundaries, so the batch is constant over the steps a
+// line summarises and its throughput is exactly commit × running / step (up to rounding), except
+// for the first line after an idle gap, whose wall time includes the gap.
+//
+// The step time is evaluated at the context the line reports, so that a fit of step time on the
+// written #token recovers StepModel.A and B up to noise.
+func (r *rankSim) decodeStep() {
+	if n := r.admit(r.now); n > 0 && r.svc.PrefillLines && r.svc.Engine == SGLang {
+		r.prefillLine(r.now+120_000, n)
+	}
+	if len(r.running) == 0 {
+		if r.arrival >= r.end {
+			r.done = true
+			return
+		}
+		r.now = max(r.now, r.arrival)
+		r.idleSince = true
+		return
+	}
+	e := effectsAt(r.faults, r.offset(r.now))
+	c := r.commit(&e)
+	n := float64(r.decodeInterval)
+	d := float64(r.svc.Acceptance.DraftLen)
+	perStep := (c - 1) + (d-(c-1))*0.5 // llama.cpp drafts fewer than the maximum when unsure
+	ph := r.svc.Acceptance.Phases
+	for i := range r.running {
+		q := &r.running[i]
+		q.gen += n * c
+		q.steps += n
+		q.accepted += n * (c - 1)
+		q.drafted += n * perStep
+		q.advancePhase(ph)
+	}
+	ctx := r.contextTokens()
+	step := r.step(ctx, &e, r.stepNoise())
+	wall := n * step * e.wallMul
+	t := r.now + int64(wall*1e9)
+	if t > r.end {
+		r.done = true
+		return
+	}
+	for i := range r.running {
+		r.running[i].evalSec += wall
+	}
+	running := len(r.running)
+	tps := n * c * float64(running) / (float64(t-r.lastLine) / 1e9)
+	afterIdle := r.idleSince
+	r.lastLine, r.idleSince = t, false
+	r.iter += int64(n)
+	r.enqueue(t)
+
+	fill := func(rec *record) {
+		rec.ctx, rec.running, rec.queue = ctx, running, r.waiting()
+		rec.step, rec.commit, rec.tps, rec.afterIdle = step, c, tps, afterIdle
+		rec.iter, rec.depth = r.iter, c-1
+		if e.depth > 0 {
+			rec.depth = e.depth
+		}
+	}
+	switch r.svc.Engine {
+	case SGLang:
+		fill(r.emit(LineDecode, t, &e))
+		if r.svc.CustomStats {
+			fill(r.emit(LineCustom, t+30_000, &e))
+		}
+		if r.svc.ProfileLines {
+			fill(r.emit(LineProfile, t+60_000, &e))
+		}
+	case Generic:
+		fill(r.emit(LineCustom, t, &e))
+	}
+	r.now = t
+	r.finish(t)
+}
+
+// prefillLine writes SGLang's Prefill batch line for the n requests just admitted.
+func (r *rankSim) prefillLine(t int64, n int) {
+	e := effectsAt(r.faults, r.offset(t))
+	rec := r.emit(LinePrefill, t, &e)
+	newTok, cached := 0, 0
+	for _, q := range r.running[len(r.running)-n:] {
+		c := 0
+		if r.rng.IntN(2) == 0 {
+			c = int(float64(q.context())*0.5*r.rng.Float64()) / 64 * 64
+		}
+		cached += c
+		newTok += q.context() - c
+	}
+	rec.newSeq, rec.newTok, rec.cached = n, newTok, cached
+	rec.running, rec.queue, rec.ctx = len(r.running)-n, r.waiting(), r.contextTokens()
+	// Prefill runs at roughly 20k tokens/s plus a fixed launch cost.
+	rec.inputTPS = float64(newTok) / (0.015 + float64(newTok)/20000)
+	r.promptTokens = 0
+}
+
+// llamaDone writes llama.cpp's print_timing block for a finished request: timings, then the
+// draft acceptance line, each a separate stdout line as journald would split them.
+func (r *rankSim) llamaDone(q *request, t int64) {
+	e := effectsAt(r.faults, r.offset(t))
+	steps := math.Max(q.steps, 1)
+	for sub := range 6 {
+		kind := LineTiming
+		if sub == 5 {
+			kind = LineDraft
+			if r.svc.Acceptance.DraftLen == 0 {
+				break
+			}
+		}
+		rec := r.emit(kind, t+int64(sub+1)*20_000, &e)
+		rec.sub = uint8(sub)
+		rec.slot, rec.task, rec.prompt, rec.gen = q.id%r.svc.Workload.Concurrency, q.id, q.prompt, int(q.gen)
+		rec.promptMs = 15 + float64(q.prompt)/20
+		rec.evalMs = q.evalSec * 1000
+		rec.accepted, rec.drafts2 = int64(math.Round(q.accepted)), int64(math.Round(q.drafted))
+		rec.ctx, rec.running = q.context(), 1
+		rec.commit = 1 + float64(rec.accepted)/steps
+		rec.step = q.evalSec / steps
+		rec.tps = q.gen / math.Max(q.evalSec, 1e-9)
+	}
+}

@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/hex"
+	"io"
+	"math/rand/v2"
+	"time"
+)
+
+// Generate writes the scenario's log stream to w in time order and calls truth, if not nil, with
+// the ground truth of every engine line right after writing it. It returns what it wrote; the
+// error is the first write error, or a problem with the scenario.
+func Generate(s Scenario, w io.Writer, truth func(Truth)) (Summary, error) {
+	sc, err := s.normalize()
+	if err != nil {
+		return Summary{}, err
+	}
+	g := newGenerator(&sc, w, truth)
+	g.run()
+	if err := g.bw.Flush(); err != nil && g.err == nil {
+		g.err = err
+	}
+	if g.sum.Lines > 0 {
+		g.sum.First, g.sum.Last = time.Unix(0, g.firstAt).In(g.loc), time.Unix(0, g.lastAt).In(g.loc)
+	}
+	return g.sum, g.err
+}
+
+// generator merges the ranks' lines and the noise by receive time and writes them.
+type generator struct {
+	sc     *Scenario
+	loc    *time.Location
+	ranks  []*rankSim
+	heap   itemHeap
+	seq    uint64
+	bw     *bufio.Writer
+	err    error
+	tp     transport
+	truth  func(Truth)
+	nrng   *rand.Rand // noise choices
+	ratio  float64    // noise records owed per engine record
+	credit float64
+
+	origins []origin   // per service
+	others  [][]origin // per service: other units on its host
+	nginx   origin
+
+	msg, line       []byte
+	sum             Summary
+	firstAt, lastAt int64
+}
+
+func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
+	g := &generator{
+		sc: sc, loc: sc.Start.Location(), truth: truth,
+		bw:   bufio.NewWriterSize(w, 256<<10),
+		nrng: rand.New(rand.NewPCG(sc.Seed, 0x6e6f697365)),
+		msg:  make([]byte, 0, 1024), line: make([]byte, 0, 4096),
+	}
+	g.ratio = sc.Noise / (1 - sc.Noise)
+	ids := rand.New(rand.NewPCG(sc.Seed, 0x6a6f75726e616c))
+	g.tp = transport{f: sc.Format, loc: g.loc, seqnumID: hexID(ids),
+		num: make([]byte, 0, 64), fs: make([]field, 0, 16)}
+	type hostIDs struct {
+		machine, boot string
+		bootNs        int64
+	}
+	hosts := map[string]hostIDs{}
+	start := sc.Start.UnixNano()
+	for i := range sc.Services {
+		sv := &sc.Services[i]
+		h, ok := hosts[sv.Host]
+		if !ok {
+			up := time.Duration(2+ids.IntN(40))*24*time.Hour + time.Duration(ids.Int64N(int64(time.Hour)))
+			h = hostIDs{hexID(ids), hexID(ids), start - int64(up)}
+			hosts[sv.Host] = h
+		}
+		g.origins = append(g.origins, origin{host: sv.Host, unit: sv.Unit, ident: sv.Identifier,
+			compose: sv.Compose, pid: sv.PID, transport: "stdout", machine: h.machine, boot: h.boot,
+			bootNs: h.bootNs})
+		var oth []origin
+		for _, o := range others {
+			tr := "syslog"
+			if o.ident == "kernel" {
+				tr = "kernel"
+			}
+			oth = append(oth, origin{host: sv.Host, unit: o.unit, ident: o.ident, pid: o.pid,
+				transport: tr, machine: h.machine, boot: h.boot, bootNs: h.bootNs})
+		}
+		g.others = append(g.others, oth)
+		g.tp.width = max(g.tp.width, len(sv.Compose)+3)
+		for j := range sv.Ranks {
+			r := newRankSim(sc, i, j)
+			r.id = len(g.ranks)
+			g.ranks = append(g.ranks, r)
+		}
+	}
+	g.nginx = g.origins[0]
+	g.nginx.compose = "nginx"
+	if sc.Noise > 0 {
+		g.tp.width = max(g.tp.width, len("nginx")+3)
+	}
+	g.sum.Series = make([]SeriesLines, len(g.ranks))
+	for i, r := range g.ranks {
+		g.sum.Series[i].Series = r.series
+	}
+	return g
+}
+
+func hexID(rng *rand.Rand) string {
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func (g *generator) full() bool {
+	return g.err != nil || (g.sc.MaxLines > 0 && g.sum.Lines >= g.sc.MaxLines)
+}
+
+func (g *generator) push(it item) {
+	g.seq++
+	it.seq = g.seq
+	g.heap.push(it)
+}
+
+func (g *generator) run() {
+	for i, r := range g.ranks {
+		if rec := r.next(); rec != nil {
+			g.push(item{at: rec.at, rank: int32(i)})
+		}
+	}
+	for len(g.heap) > 0 && !g.full() {
+		it := g.heap.pop()
+		r := g.ranks[it.rank]
+		if it.noise {
+			g.writeNoise(r, it)
+			continue
+		}
+		rec := r.next()
+		at := rec.at
+		g.writeRecord(r, rec)
+		r.pop()
+		if nx := r.next(); nx != nil {
+			g.push(item{at: nx.at, rank: it.rank})
+		}
+		g.owe(it.rank, at)
+	}
+}
+
+// owe schedules the noise that keeps the noise fraction at Scenario.Noise: each engine record
+// earns ratio noise records, spent on items of one or more lines within the next two seconds.
+func (g *generator) owe(rank int32, at int64) {
+	if g.ratio == 0 {
+		return
+	}
+	g.credit += g.ratio
+	for g.credit > 0 {
+		k := pickNoise(g.nrng, g.sc.Format)
+		g.credit -= float64(noiseLines(k, g.ranks[rank].svc.Engine))
+		delay := (1 + g.nrng.Int64N(int64(2*time.Second)/1000)) * 1000
+		g.push(item{at: at + delay, rank: rank, noise: true, kind: k, pick: g.nrng.Uint32()})
+	}
+}
+
+func (g *generator) writeNoise(r *rankSim, it item) {
+	o := &g.origins[r.svcIdx]
+	if it.kind == noiseOther {
+		if g.sc.Format.journal() {
+			o = &g.others[r.svcIdx][it.pick%uint32(len(others))]
+		} else {
+			o = &g.nginx
+		}
+	}
+	g.msg = g.appendNoise(g.msg[:0], r, it.kind, int(it.line), it.pick, it.at)
+	g.write(o, it.at)
+	g.sum.NoiseLines++
+	if int(it.line)+1 < noiseLines(it.kind, r.svc.Engine) {
+		it.line++
+		it.at += 1000
+		g.push(it)
+	}
+}
+
+func (g *generator) writeRecord(r *rankSim, rec *record) {
+	g.msg = r.appendLine(g.msg[:0], rec, g.loc)
+	g.write(&g.origins[r.svcIdx], rec.at)
+	g.sum.EngineLines++
+	g.sum.Series[r.id].Lines++
+	if g.truth == nil {
+		return
+	}
+	g.truth(Truth{
+		Record: g.sum.Lines, Line: rec.kind, Series: r.series,
+		Time: time.Unix(0, rec.t).In(g.loc), Logged: time.Unix(0, rec.at).In(g.loc),
+		Context: rec.ctx, Running: rec.running, Queue: rec.queue,
+		StepSeconds: rec.step, CommitLen: rec.commit, TPS: rec.tps,
+		AfterIdle: rec.afterIdle, Faults: rec.faults,
+	})
+}
+
+func (g *generator) write(o *origin, at int64) {
+	g.line = g.tp.appendEntry(g.line[:0], o, at, g.msg)
+	if _, err := g.bw.Write(g.line); err != nil && g.err == nil {
+		g.err = err
+	}
+	g.sum.Lines++
+	if g.sum.Lines == 1 {
+		g.firstAt = at
+	}
+	g.lastAt = at
+}

@@ -1,0 +1,148 @@
+package sim
+
+import "fmt"
+
+// Format is the transport that carries the engines' lines to the reader.
+type Format int
+
+// Formats, named as journalctl's -o values where they are journalctl's.
+const (
+	FormatRaw    Format = iota // the process's own stdout, as in a redirected file
+	FormatCat                  // journalctl -o cat: messages only, other units included
+	FormatDocker               // docker compose logs: "vllm-1  | " before each line
+	// FormatDockerTimestamps is docker compose logs -t: an RFC 3339 nanosecond UTC time after
+	// the prefix.
+	FormatDockerTimestamps
+	FormatShort        // journalctl -o short
+	FormatShortISO     // journalctl -o short-iso
+	FormatShortPrecise // journalctl -o short-precise
+	FormatJSON         // journalctl -o json
+	FormatExport       // journalctl -o export
+	numFormats
+)
+
+var formatNames = [numFormats]string{"raw", "cat", "docker", "docker-timestamps", "short",
+	"short-iso", "short-precise", "json", "export"}
+
+func (f Format) String() string {
+	if f < 0 || f >= numFormats {
+		return fmt.Sprintf("Format(%d)", int(f))
+	}
+	return formatNames[f]
+}
+
+// ParseFormat is the inverse of Format.String, for command-line flags.
+func ParseFormat(name string) (Format, error) {
+	for i, n := range formatNames {
+		if n == name {
+			return Format(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sim: unknown format %q", name)
+}
+
+// Formats lists every format, for tests and help texts.
+func Formats() []Format {
+	fs := make([]Format, numFormats)
+	for i := range fs {
+		fs[i] = Format(i)
+	}
+	return fs
+}
+
+// journal reports whether the format is journalctl output, where other units' lines appear.
+func (f Format) journal() bool { return f >= FormatShort || f == FormatCat }
+
+// Style is a generation of an engine's line shapes. The shapes drift between releases and
+// specwatch must read all of them, so each service picks one.
+type Style int
+
+// Styles. StyleDefault is each engine's current generation.
+const (
+	StyleDefault Style = iota
+	// SGLangOld: "Decode batch. #running-req: …, accept len: …, cuda graph: True, …" (no accept rate).
+	SGLangOld
+	// SGLangCurrent: "Decode batch, …, accept len: …, accept rate: …, …".
+	SGLangCurrent
+	// SGLangIteration: "Decode batch [1234], …" with the decode step counter.
+	SGLangIteration
+	// SGLangHybridSWA: "#full token: …, full token usage: …, #swa token: …, swa token usage: …".
+	SGLangHybridSWA
+	// SGLangDisagg: disaggregated decode, with pre-allocation fields and a trailing ", ".
+	SGLangDisagg
+	// VLLMSpecGen1: "SpecDecoding metrics: Draft acceptance rate: …, Accepted: …, Drafted: …".
+	VLLMSpecGen1
+	// VLLMSpecGen2 adds Mean acceptance length and the per-position list.
+	VLLMSpecGen2
+	// VLLMSpecGen3: mean length first, accepted/drafted throughput, "Avg Draft acceptance rate".
+	VLLMSpecGen3
+	// VLLMV0: the v0 engine line (Swapped, Pending, CPU KV cache) and cumulative
+	// "Speculative metrics", under the old "metrics.py:345] " prefix.
+	VLLMV0
+	// GenericComma: "avg_commit_len=2.90, avg_accepted_depth=1.90, step_ms=101.3".
+	GenericComma
+	// GenericSpace: "ddtree step=… bs=… ctx=… avg_commit_len=… avg_accepted_drafts=… step_time=…".
+	GenericSpace
+	numStyles
+)
+
+var styleNames = [numStyles]string{"default", "sglang-old", "sglang-current", "sglang-iteration",
+	"sglang-hybrid-swa", "sglang-disagg", "vllm-spec-gen1", "vllm-spec-gen2", "vllm-spec-gen3",
+	"vllm-v0", "generic-comma", "generic-space"}
+
+func (s Style) String() string {
+	if s < 0 || s >= numStyles {
+		return fmt.Sprintf("Style(%d)", int(s))
+	}
+	return styleNames[s]
+}
+
+// engine is the engine a style belongs to; "" for StyleDefault.
+func (s Style) engine() Engine {
+	switch {
+	case s == StyleDefault:
+		return ""
+	case s <= SGLangDisagg:
+		return SGLang
+	case s <= VLLMV0:
+		return VLLM
+	default:
+		return Generic
+	}
+}
+
+// resolve replaces StyleDefault by the engine's current style.
+func (s Style) resolve(e Engine) Style {
+	if s != StyleDefault {
+		return s
+	}
+	switch e {
+	case SGLang:
+		return SGLangCurrent
+	case VLLM:
+		return VLLMSpecGen3
+	case Generic:
+		return GenericComma
+	}
+	return StyleDefault
+}
+
+// Prefix is the engine logger's layout in front of the message.
+type Prefix int
+
+// Prefix layouts.
+const (
+	// PrefixEngine is the engine's usual layout: SGLang "[2026-11-20 09:00:01 TP0] ", vLLM
+	// "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] ", none for llama.cpp, Python's
+	// default layout for generic builds.
+	PrefixEngine Prefix = iota
+	// PrefixMillis: SGLang with milliseconds, "[2026-11-20 09:00:01.123 TP0] ".
+	PrefixMillis
+	// PrefixTimeOnly: old SGLang builds, "[13:02:11 TP0] ".
+	PrefixTimeOnly
+	// PrefixPython: "2026-06-07 11:20:05,102 [INFO] sglang.srt.managers.scheduler: ", which names
+	// no rank, so a service using it may have one rank only.
+	PrefixPython
+	// PrefixBare: vLLM without the process tag; the bare message for the others (one rank only).
+	PrefixBare
+)

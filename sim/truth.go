@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// LineKind is the shape of an engine line, finer than DESIGN.md's sample kinds so that tests can
+// pick exactly the lines they check.
+type LineKind uint8
+
+// Engine line kinds.
+const (
+	LineDecode  LineKind = iota + 1 // SGLang "Decode batch"
+	LinePrefill                     // SGLang "Prefill batch"
+	LineRetract                     // SGLang "KV cache pool is full. Retract requests."
+	LineStartup                     // SGLang DFLASH / DDTree initialisation
+	LineProfile                     // "[DFLASH profile] … total_ms=…"
+	LineCustom                      // "avg_commit_len=…" key=value statistics
+	LineStats                       // vLLM engine line ("Avg generation throughput")
+	LineSpec                        // vLLM "SpecDecoding metrics" / v0 "Speculative metrics"
+	LineTiming                      // llama.cpp print_timing lines
+	LineDraft                       // llama.cpp "draft acceptance rate"
+	numLineKinds
+)
+
+var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
+	"custom", "stats", "spec", "timing", "draft"}
+
+func (k LineKind) String() string {
+	if k == 0 || k >= numLineKinds {
+		return fmt.Sprintf("LineKind(%d)", int(k))
+	}
+	return lineNames[k]
+}
+
+// Series identifies one rank of one engine process on one host, as DESIGN.md's series key.
+type Series struct {
+	Host, Unit string
+	Engine     Engine
+	Rank       string
+}
+
+// Truth is the ground truth behind one engine line.
+type Truth struct {
+	// Record is the 1-based index of the line's record in the output: the line number in every
+	// format but -o export, where it counts entries.
+	Record int
+	Line   LineKind
+	Series Series
+	// Time is the engine's clock when it wrote the line (its own prefix shows it truncated);
+	// Logged is journald's receive time, in whole microseconds, a little later.
+	Time, Logged time.Time
+	// Context is the KV tokens of the running requests (SGLang #token; vLLM's KV usage is
+	// Context / KVTokens). Running and Queue are the batch and waiting requests.
+	Context, Running, Queue int
+	// StepSeconds is the GPU time of one step over the interval (what step_ms and total_ms
+	// print); CommitLen the mean tokens committed per request per step; TPS the generation
+	// throughput the engine computed. For llama.cpp lines they describe the finished request.
+	StepSeconds, CommitLen, TPS float64
+	// AfterIdle marks a line whose interval contains idle time, so its TPS understates the
+	// batch's rate: keep it out of fits.
+	AfterIdle bool
+	// Faults active when the line's interval began.
+	Faults FaultSet
+}
+
+// SeriesLines counts the engine lines of one series.
+type SeriesLines struct {
+	Series Series
+	Lines  int
+}
+
+// Summary describes what Generate wrote.
+type Summary struct {
+	Lines       int // records written (lines, or entries for -o export)
+	EngineLines int // records with a Truth
+	NoiseLines  int // everything else
+	Series      []SeriesLines
+	// First and Last are the receive times of the first and last records.
+	First, Last time.Time
+}
