@@ -34,14 +34,11 @@ func (r *Reader) nextExport(e *Entry) error {
 				r.stats.Bad++
 			}
 			return err
-		case f.has&(hasMsg|hasCursor|hasTime) == 0:
+		case !f.isEntry():
 			r.stats.Bad++
 			continue
 		}
-		*e = Entry{Time: f.time, Host: f.host, Unit: f.unit, Message: f.msg, Cursor: f.cursor}
-		if len(f.unit) == 0 {
-			e.Unit = f.ident
-		}
+		f.fill(e)
 		r.stats.Entries++
 		return nil
 	}
@@ -53,7 +50,7 @@ var errBadRecord = errors.New("bad export record")
 // exportRecord reads fields up to the blank line that ends a record. It returns the stream's
 // error (io.EOF included) when the stream ends inside a record, started telling that apart from
 // a clean end between records.
-func (r *Reader) exportRecord() (f jsonFields, started bool, err error) {
+func (r *Reader) exportRecord() (f record, started bool, err error) {
 	for {
 		line, end, err := r.readLine()
 		if err != nil {
@@ -108,7 +105,7 @@ func (r *Reader) exportRecord() (f jsonFields, started bool, err error) {
 // cut handles a stream that ends inside a binary field. With the message already read, the
 // record is kept and the partial field dropped; without it, the record is bad, and the bytes
 // after the field name are rescanned for records that a bogus length would otherwise hide.
-func (r *Reader) cut(f jsonFields) (jsonFields, bool, error) {
+func (r *Reader) cut(f record) (record, bool, error) {
 	if f.has&hasMsg == 0 {
 		return f, true, errBadRecord
 	}
@@ -117,7 +114,7 @@ func (r *Reader) cut(f jsonFields) (jsonFields, bool, error) {
 }
 
 // exportField keeps the fields an Entry needs; the first of a repeated field wins.
-func (r *Reader) exportField(f *jsonFields, key, val []byte) {
+func (r *Reader) exportField(f *record, key, val []byte) {
 	var bit int
 	var dst *[]byte
 	switch string(key) {

@@ -43,3 +43,20 @@ func TestReaderExport(t *testing.T) {
 		{name: "NUL and invalid UTF-8 in text", in: "MESSAGE=a\x00\xff\n\n", want: []owned{m("a\x00\xff")}},
 	})
 }
+
+// A 1 MiB message arrives whole in every shape with the default limit.
+func TestMiBMessage(t *testing.T) {
+	msg := strings.Repeat("m", 1<<20)
+	for shape, in := range map[Shape]string{
+		JSON:   `{"__CURSOR":"c","MESSAGE":"` + msg + `"}` + "\n" + `{"MESSAGE":"next"}` + "\n",
+		Export: "__CURSOR=c\nMESSAGE=" + msg + "\n\n" + bin("MESSAGE", msg+"\n") + "\nMESSAGE=next\n\n",
+	} {
+		got, st, _ := readAll(t, []byte(in), ReaderOptions{})
+		if len(got) < 2 || got[0].Message != msg || got[len(got)-1].Message != "next" || st.Bad+st.Truncated != 0 {
+			t.Errorf("%v: %d entries, stats %+v", shape, len(got), st)
+		}
+		if shape == Export && (len(got) != 3 || got[1].Message != msg+"\n") {
+			t.Errorf("binary 1 MiB message lost")
+		}
+	}
+}

@@ -1,11 +1,6 @@
 package ingest
 
-import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-)
+import "io"
 
 // DefaultMaxLineBytes leaves room for a 1 MiB message plus the journal fields around it on one
 // JSON line, so that the longest message journald keeps by default still arrives whole.
@@ -17,7 +12,7 @@ type ReaderOptions struct {
 	Shape Shape
 	// MaxLineBytes bounds a line (Raw, JSON) or a field value (Export), and so the memory a
 	// reader holds: longer lines are cut there and counted as truncated. Zero means
-	// DefaultMaxLineBytes.
+	// DefaultMaxLineBytes; values over 1 GiB mean 1 GiB.
 	MaxLineBytes int
 	// Name names the input in errors, e.g. the path; empty reads as "input".
 	Name string
@@ -69,6 +64,7 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 	if rd.max <= 0 {
 		rd.max = DefaultMaxLineBytes
 	}
+	rd.max = min(rd.max, 1<<30)
 	// Room for a whole line and the byte after it, or an export binary field: length, payload,
 	// newline.
 	rd.limit = max(rd.max+16, PeekSize)
@@ -119,117 +115,33 @@ func (r *Reader) nextRaw(e *Entry) error {
 	return nil
 }
 
-// lineEnd says how readLine's line ended.
-type lineEnd uint8
-
+// Bits of record.has.
 const (
-	endNewline   lineEnd = iota
-	endTruncated         // cut at MaxLineBytes; the rest up to the newline will be skipped
-	endEOF               // the stream ended (or failed) before a newline
+	hasMsg = 1 << iota
+	hasCursor
+	hasTime
+	hasUnit
+	hasHost
+	hasIdent
 )
 
-// readLine returns the next line without its newline, pointing into buf. A line is never
-// longer than r.max.
-func (r *Reader) readLine() ([]byte, lineEnd, error) {
-	scanned := 0 // bytes of buf[r.r:] known to hold no newline
-	for {
-		if r.discard {
-			if k := bytes.IndexByte(r.buf[r.r:r.w], '\n'); k >= 0 {
-				r.r += k + 1
-				r.discard = false
-			} else {
-				r.r = r.w
-				if r.err != nil {
-					return nil, endEOF, r.err
-				}
-				r.fill()
-				continue
-			}
-		}
-		if k := bytes.IndexByte(r.buf[r.r+scanned:r.w], '\n'); k >= 0 {
-			end := r.r + scanned + k
-			line := r.buf[r.r:end]
-			r.r = end + 1
-			if len(line) > r.max {
-				// Only possible when the newline arrived with the excess in one read.
-				r.stats.Truncated++
-				return line[:r.max], endTruncated, nil
-			}
-			return line, endNewline, nil
-		}
-		scanned = r.w - r.r
-		if scanned > r.max {
-			line := r.buf[r.r : r.r+r.max]
-			r.r = r.w
-			r.discard = true
-			r.stats.Truncated++
-			return line, endTruncated, nil
-		}
-		if r.err != nil {
-			if scanned == 0 {
-				return nil, endEOF, r.err
-			}
-			line := r.buf[r.r:r.w]
-			r.r = r.w
-			return line, endEOF, nil
-		}
-		r.fill()
-	}
+// record collects what an Entry needs from one JSON or export record; the slices point into
+// the line or the Reader's field buffers.
+type record struct {
+	has                            int
+	null                           bool
+	time                           int64
+	msg, host, unit, ident, cursor []byte
 }
 
-// ensure makes n unread bytes available at buf[r.r:] (n ≤ r.limit) and reports whether it
-// could; false means the stream ended first.
-func (r *Reader) ensure(n int) bool {
-	for r.w-r.r < n {
-		if r.err != nil {
-			return false
-		}
-		r.fill()
-	}
-	return true
-}
+// isEntry tells a journal entry from other data that happens to parse: it has at least one of
+// the fields journalctl always prints.
+func (f *record) isEntry() bool { return f.has&(hasMsg|hasCursor|hasTime) != 0 }
 
-// maxEmptyReads follows bufio: a source that keeps returning nothing and no error is broken.
-const maxEmptyReads = 100
-
-// fill reads once into buf, first making room by moving unread data to the front or, while
-// under the limit, by growing the buffer. Growth happens while warming up only, so the steady
-// state allocates nothing.
-func (r *Reader) fill() {
-	if r.r == r.w {
-		r.r, r.w = 0, 0
-	}
-	if r.w == len(r.buf) {
-		if r.r > 0 {
-			r.w = copy(r.buf, r.buf[r.r:r.w])
-			r.r = 0
-		} else if len(r.buf) < r.limit {
-			nb := make([]byte, min(2*len(r.buf), r.limit))
-			r.w = copy(nb, r.buf[r.r:r.w])
-			r.r = 0
-			r.buf = nb
-		} else {
-			// Callers never ask for more than limit bytes; this is a bug guard, not a path.
-			r.err = fmt.Errorf("ingest: %s: internal: buffer full", r.name)
-			return
-		}
-	}
-	n, err := r.src.Read(r.buf[r.w:])
-	if n < 0 || n > len(r.buf)-r.w {
-		n, err = 0, errors.New("invalid Read result")
-	}
-	r.w += n
-	r.stats.Bytes += int64(n)
-	switch {
-	case err == io.EOF:
-		r.err = io.EOF
-	case err != nil:
-		r.err = fmt.Errorf("ingest: reading %s: %w", r.name, err)
-	case n == 0:
-		if r.empties++; r.empties >= maxEmptyReads {
-			r.err = fmt.Errorf("ingest: reading %s: %w", r.name, io.ErrNoProgress)
-		}
-	default:
-		r.empties = 0
+// fill overwrites e; an empty _SYSTEMD_UNIT counts as absent.
+func (f *record) fill(e *Entry) {
+	*e = Entry{Time: f.time, Host: f.host, Unit: f.unit, Message: f.msg, Cursor: f.cursor}
+	if len(f.unit) == 0 {
+		e.Unit = f.ident
 	}
 }

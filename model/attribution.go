@@ -9,7 +9,7 @@ type AttributionWindow struct {
 	Commit  float64 // mean commit length (tokens per request per step)
 	Context float64 // mean context tokens (the step model's x)
 	Step    float64 // mean step seconds
-	Running float64 // mean running requests; ≤ 0 is taken as 1
+	Running float64 // mean running requests (see Attribute)
 }
 
 // Attribution is the exact log decomposition of a throughput change between
@@ -61,6 +61,10 @@ func (a Attribution) Shares() (acceptance, context, residual float64) {
 // model ŝ(ctx) = a + b·ctx (a in seconds, b in seconds per token). ok is
 // false when a window lacks a positive commit length, or both TPS and
 // Step, or the model predicts a non-positive step at either context.
+//
+// Running must be known in both windows to be used: if either is ≤ 0,
+// both are taken as 1, Batch is 0, and a change of batch size, if the
+// TPS figures are batch totals, shows in the Residual.
 func Attribute(base, cur AttributionWindow, a, b float64) (Attribution, bool) {
 	return attribute(base, cur, a+b*base.Context, a+b*cur.Context)
 }
@@ -71,6 +75,9 @@ func AttributeFunc(base, cur AttributionWindow, step func(ctx float64) float64) 
 }
 
 func attribute(w1, w2 AttributionWindow, m1, m2 float64) (Attribution, bool) {
+	if !(w1.Running > 0) || !(w2.Running > 0) || math.IsInf(w1.Running, 0) || math.IsInf(w2.Running, 0) {
+		w1.Running, w2.Running = 1, 1
+	}
 	var ok1, ok2 bool
 	w1, ok1 = w1.derive()
 	w2, ok2 = w2.derive()
@@ -89,12 +96,9 @@ func attribute(w1, w2 AttributionWindow, m1, m2 float64) (Attribution, bool) {
 	return at, true
 }
 
-// derive fills a missing Running (1), Step or TPS from T = c·r/s; a
-// measured Step is kept as given even when TPS is present.
+// derive fills a missing Step or TPS from T = c·r/s; a measured Step is
+// kept as given even when TPS is present. Running is valid here.
 func (w AttributionWindow) derive() (AttributionWindow, bool) {
-	if !(w.Running > 0) || math.IsInf(w.Running, 0) {
-		w.Running = 1
-	}
 	if !(w.Commit > 0) || math.IsInf(w.Commit, 0) {
 		return w, false
 	}

@@ -7,19 +7,19 @@ import (
 	"time"
 )
 
-const sec = int64(time.Second)
+const nsPerSec = int64(time.Second)
 
 func TestEWMAFirstSampleAndConstant(t *testing.T) {
 	e := NewEWMA(time.Minute)
 	if !math.IsNaN(e.Mean()) || e.Var() != 0 || e.N() != 0 {
 		t.Fatalf("empty: mean %v var %v n %d", e.Mean(), e.Var(), e.N())
 	}
-	e.Update(100*sec, 2.9)
+	e.Update(100*nsPerSec, 2.9)
 	if e.Mean() != 2.9 || e.Var() != 0 || e.EffectiveN() != 1 {
 		t.Fatalf("one sample: mean %v var %v neff %v", e.Mean(), e.Var(), e.EffectiveN())
 	}
 	for i := range 100 {
-		e.Update(int64(101+i)*sec, 2.9)
+		e.Update(int64(101+i)*nsPerSec, 2.9)
 	}
 	if math.Abs(e.Mean()-2.9) > 1e-12 || e.Var() > 1e-20 {
 		t.Fatalf("constant: mean %v var %v", e.Mean(), e.Var())
@@ -35,7 +35,7 @@ func TestEWMAMatchesClassic(t *testing.T) {
 	classic := 0.0
 	for i := range 2000 {
 		v := 3 + rng.NormFloat64()
-		e.Update(int64(i)*2*sec, v)
+		e.Update(int64(i)*2*nsPerSec, v)
 		if i == 0 {
 			classic = v
 		} else {
@@ -56,22 +56,22 @@ func TestEWMAMatchesClassic(t *testing.T) {
 func TestEWMAHalfLifeIrregular(t *testing.T) {
 	e := NewEWMA(time.Minute)
 	e.Update(0, 0)
-	e.Update(60*sec, 1) // weights 1/2 and 1
+	e.Update(60*nsPerSec, 1) // weights 1/2 and 1
 	if want := 1 / 1.5; math.Abs(e.Mean()-want) > 1e-12 {
 		t.Fatalf("mean %v, want %v", e.Mean(), want)
 	}
 	// Same timestamp: a plain average with the pending weights.
-	e.Update(60*sec, 1)
+	e.Update(60*nsPerSec, 1)
 	if want := 2 / 2.5; math.Abs(e.Mean()-want) > 1e-12 {
 		t.Fatalf("mean %v, want %v", e.Mean(), want)
 	}
 	// Out of order: treated as simultaneous, time does not go back.
-	e.Update(30*sec, 1)
-	if want := 3 / 3.5; math.Abs(e.Mean()-want) > 1e-12 || e.Last() != 60*sec {
+	e.Update(30*nsPerSec, 1)
+	if want := 3 / 3.5; math.Abs(e.Mean()-want) > 1e-12 || e.Last() != 60*nsPerSec {
 		t.Fatalf("mean %v want %v, last %d", e.Mean(), want, e.Last())
 	}
 	// After a long gap the old samples are gone.
-	e.Update(3600*sec, 5)
+	e.Update(3600*nsPerSec, 5)
 	if math.Abs(e.Mean()-5) > 1e-15 {
 		t.Fatalf("after an hour: mean %v", e.Mean())
 	}
@@ -87,7 +87,7 @@ func TestEWMAVarianceUnbiased(t *testing.T) {
 		e := NewEWMA(30 * time.Second)
 		var tm int64
 		for range 12 {
-			tm += int64(rng.IntN(5)+1) * sec // irregular
+			tm += int64(rng.IntN(5)+1) * nsPerSec // irregular
 			e.Update(tm, 0.15*rng.NormFloat64())
 		}
 		sum += e.Var()
@@ -105,13 +105,13 @@ func TestEWMAShortLong(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	var tm int64
 	for range 3600 { // two hours at 2 s, commit 3.0
-		tm += 2 * sec
+		tm += 2 * nsPerSec
 		v := 3 * (1 + 0.15*rng.NormFloat64())
 		short.Update(tm, v)
 		long.Update(tm, v)
 	}
 	for range 300 { // ten minutes at 2.4
-		tm += 2 * sec
+		tm += 2 * nsPerSec
 		v := 2.4 * (1 + 0.15*rng.NormFloat64())
 		short.Update(tm, v)
 		long.Update(tm, v)
@@ -129,7 +129,7 @@ func TestEWMANoAllocs(t *testing.T) {
 	e := NewEWMA(time.Minute)
 	var tm int64
 	if n := testing.AllocsPerRun(1000, func() {
-		tm += 2 * sec
+		tm += 2 * nsPerSec
 		e.Update(tm, 2.5)
 		e.Std()
 	}); n != 0 {
@@ -142,7 +142,7 @@ func BenchmarkEWMAUpdate(b *testing.B) {
 	var tm int64
 	b.ReportAllocs()
 	for b.Loop() {
-		tm += 2 * sec
+		tm += 2 * nsPerSec
 		e.Update(tm, 2.5)
 	}
 }

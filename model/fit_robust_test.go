@@ -17,12 +17,12 @@ func TestRLSOutlierBurst(t *testing.T) {
 			clean := NewRLS(RLSOptions{})
 			for range 1000 {
 				x := 200 + rng.Float64()*30000
-				clean.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+				clean.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 			}
 			dirty := clean // value type: an independent copy
 			for i := range 500 {
 				x := 200 + rng.Float64()*30000
-				y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+				y := gtStep(x) * (1 + 0.03*rng.NormFloat64())
 				clean.Update(x, y)
 				if i < burst {
 					y *= 10
@@ -30,7 +30,7 @@ func TestRLSOutlierBurst(t *testing.T) {
 				dirty.Update(x, y)
 				a0, b0 := clean.Coef()
 				a1, b1 := dirty.Coef()
-				worst = max(worst, relErr(a1, a0), relErr(b1, b0))
+				worst = max(worst, gtRelErr(a1, a0), gtRelErr(b1, b0))
 			}
 		}
 		t.Logf("%2d consecutive 10× outliers: worst change of a or b vs the clean twin %.2f%%", burst, 100*worst)
@@ -49,7 +49,7 @@ func TestRLSOutlier(t *testing.T) {
 			clean, dirty := NewRLS(RLSOptions{}), NewRLS(RLSOptions{})
 			for i := range 50 {
 				x := 13 + float64(i)*(3900-13)/49
-				y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+				y := gtStep(x) * (1 + 0.03*rng.NormFloat64())
 				clean.Update(x, y)
 				if i == at {
 					y *= 10
@@ -61,7 +61,7 @@ func TestRLSOutlier(t *testing.T) {
 			}
 			a0, b0 := clean.Coef()
 			a1, b1 := dirty.Coef()
-			d := max(relErr(a1, a0), relErr(b1, b0))
+			d := max(gtRelErr(a1, a0), gtRelErr(b1, b0))
 			worst = max(worst, d)
 			if d > 0.02 {
 				t.Errorf("seed %d outlier at %d: a %.5f→%.5f b %.4g→%.4g (%.2f%%)", seed, at, a0, a1, b0, b1, 100*d)
@@ -71,7 +71,7 @@ func TestRLSOutlier(t *testing.T) {
 	t.Logf("one 10× outlier: worst change of a or b %.3f%%", 100*worst)
 }
 
-func finite(vs ...float64) bool {
+func allFinite(vs ...float64) bool {
 	for _, v := range vs {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
@@ -87,35 +87,35 @@ func TestRLSWindup(t *testing.T) {
 	r := NewRLS(RLSOptions{})
 	for range 200 {
 		x := 200 + rng.Float64()*8000
-		r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+		r.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 	}
 	check := func(phase string, i int) {
 		a, b := r.Coef()
 		sa, sb := r.StdErr()
-		if !finite(a, b, sa, sb, r.R2(), r.ResidualScale()) || relErr(b, trueB) > 1 || math.Abs(a) > 1 {
+		if !allFinite(a, b, sa, sb, r.R2(), r.ResidualScale()) || gtRelErr(b, gtB) > 1 || math.Abs(a) > 1 {
 			t.Fatalf("%s sample %d: a=%g b=%g se=(%g, %g)", phase, i, a, b, sa, sb)
 		}
 	}
 	for i := range 10000 {
-		r.Update(4000, stepAt(4000)*(1+0.03*rng.NormFloat64()))
+		r.Update(4000, gtStep(4000)*(1+0.03*rng.NormFloat64()))
 		check("constant", i)
 	}
 	a, b := r.Coef()
 	_, sb := r.StdErr()
-	t.Logf("after 10k samples at 4000 tokens: a %.2f%% b %.2f%% off, se(b)=%.3g", 100*relErr(a, trueA), 100*relErr(b, trueB), sb)
+	t.Logf("after 10k samples at 4000 tokens: a %.2f%% b %.2f%% off, se(b)=%.3g", 100*gtRelErr(a, gtA), 100*gtRelErr(b, gtB), sb)
 	var maxJump float64
 	prevB := b
 	for i := range 100 {
 		x := 200 + rng.Float64()*30000
-		r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+		r.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 		check("moving", i)
 		_, b := r.Coef()
-		maxJump = max(maxJump, math.Abs(b-prevB)/trueB)
+		maxJump = max(maxJump, math.Abs(b-prevB)/gtB)
 		prevB = b
 	}
 	a, b = r.Coef()
-	t.Logf("then 100 moving samples: largest one-step change of b %.1f%% of b; final a %.2f%% b %.2f%% off", 100*maxJump, 100*relErr(a, trueA), 100*relErr(b, trueB))
-	if maxJump > 0.5 || relErr(a, trueA) > 0.1 || relErr(b, trueB) > 0.05 {
+	t.Logf("then 100 moving samples: largest one-step change of b %.1f%% of b; final a %.2f%% b %.2f%% off", 100*maxJump, 100*gtRelErr(a, gtA), 100*gtRelErr(b, gtB))
+	if maxJump > 0.5 || gtRelErr(a, gtA) > 0.1 || gtRelErr(b, gtB) > 0.05 {
 		t.Errorf("after wind-up: jump %.2f, a=%.5f b=%.4g", maxJump, a, b)
 	}
 }
@@ -126,21 +126,21 @@ func TestRLSBarelyMoving(t *testing.T) {
 	r := NewRLS(RLSOptions{})
 	for range 300 {
 		x := 200 + rng.Float64()*8000
-		r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+		r.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 	}
 	var worst float64
 	for i := range 10000 {
 		x := 4000 + 10*rng.Float64()
-		r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+		r.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 		a, b := r.Coef()
-		if !finite(a, b) {
+		if !allFinite(a, b) {
 			t.Fatalf("sample %d: a=%g b=%g", i, a, b)
 		}
-		worst = max(worst, relErr(b, trueB))
+		worst = max(worst, gtRelErr(b, gtB))
 	}
 	a, b := r.Coef()
 	t.Logf("context 4000..4010 for 10k samples: worst b error %.1f%%, final a %.2f%% b %.2f%%, prediction at 4005 %.2f%% off",
-		100*worst, 100*relErr(a, trueA), 100*relErr(b, trueB), 100*relErr(r.Predict(4005), stepAt(4005)))
+		100*worst, 100*gtRelErr(a, gtA), 100*gtRelErr(b, gtB), 100*gtRelErr(r.Predict(4005), gtStep(4005)))
 	if worst > 0.05 {
 		t.Errorf("slope wandered %.1f%% while the context barely moved", 100*worst)
 	}

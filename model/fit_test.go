@@ -9,16 +9,16 @@ import (
 // Ground truth of the step model in the tests: DESIGN.md's example, a fit
 // through (13 tokens, 34 ms) and (5,553 tokens, 144 ms).
 const (
-	trueA = 0.0337  // s
-	trueB = 19.9e-6 // s per context token
+	gtA = 0.0337  // s
+	gtB = 19.9e-6 // s per context token
 )
 
-func stepAt(ctx float64) float64 { return trueA + trueB*ctx }
+func gtStep(ctx float64) float64 { return gtA + gtB*ctx }
 
-func relErr(got, want float64) float64 { return math.Abs(got/want - 1) }
+func gtRelErr(got, want float64) float64 { return math.Abs(got/want - 1) }
 
-// olsFit is the batch (unweighted) least-squares reference.
-func olsFit(xs, ys []float64) (a, b float64) {
+// olsReference is the batch (unweighted) least-squares reference.
+func olsReference(xs, ys []float64) (a, b float64) {
 	var n, sx, sy, sxx, sxy float64
 	for i := range xs {
 		n++
@@ -42,22 +42,25 @@ func TestRLSRecoversStepModel(t *testing.T) {
 		xs, ys := make([]float64, 50), make([]float64, 50)
 		for i := range 50 {
 			x := 13 + float64(i)*(3900-13)/49
-			y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+			y := gtStep(x) * (1 + 0.03*rng.NormFloat64())
 			r.Update(x, y)
 			xs[i], ys[i] = x, y
 		}
 		a, b := r.Coef()
-		ea, eb := relErr(a, trueA), relErr(b, trueB)
+		ea, eb := gtRelErr(a, gtA), gtRelErr(b, gtB)
 		if ea > 0.05 || eb > 0.05 {
 			t.Errorf("seed %d: a=%.5f (%.1f%%) b=%.4g (%.1f%%), want within 5%%", seed, a, 100*ea, b, 100*eb)
 		}
 		worstA, worstB = max(worstA, ea), max(worstB, eb)
 		rmsA += ea * ea / seeds
 		rmsB += eb * eb / seeds
-		oa, ob := olsFit(xs, ys)
-		olsA += relErr(oa, trueA) * relErr(oa, trueA) / seeds
-		olsB += relErr(ob, trueB) * relErr(ob, trueB) / seeds
+		oa, ob := olsReference(xs, ys)
+		olsA += gtRelErr(oa, gtA) * gtRelErr(oa, gtA) / seeds
+		olsB += gtRelErr(ob, gtB) * gtRelErr(ob, gtB) / seeds
 		if seed == 0 {
+			if r.R2() < 0.95 || math.Abs(r.ResidualScale()-0.03) > 0.01 {
+				t.Errorf("R2 %.3f, residual scale %.4f (want ≈ 0.03)", r.R2(), r.ResidualScale())
+			}
 			t.Logf("seed 0: a=%.5f s b=%.4g s/token R2=%.3f scale=%.4f n=%d", a, b, r.R2(), r.ResidualScale(), r.N())
 		}
 	}
@@ -78,23 +81,23 @@ func TestRLSRandomContexts(t *testing.T) {
 		xs, ys := make([]float64, 50), make([]float64, 50)
 		for i := range 50 {
 			x := 200 + rng.Float64()*(30000-200)
-			y := stepAt(x) * (1 + 0.03*rng.NormFloat64())
+			y := gtStep(x) * (1 + 0.03*rng.NormFloat64())
 			r.Update(x, y)
 			ra.Update(x, y)
 			xs[i], ys[i] = x, y
 		}
 		acc := func(s *[2]float64, a, b float64) {
-			s[0] += relErr(a, trueA) * relErr(a, trueA) / seeds
-			s[1] += relErr(b, trueB) * relErr(b, trueB) / seeds
+			s[0] += gtRelErr(a, gtA) * gtRelErr(a, gtA) / seeds
+			s[1] += gtRelErr(b, gtB) * gtRelErr(b, gtB) / seeds
 		}
 		a, b := r.Coef()
 		acc(&rel, a, b)
-		if relErr(a, trueA) > 0.05 || relErr(b, trueB) > 0.05 {
+		if gtRelErr(a, gtA) > 0.05 || gtRelErr(b, gtB) > 0.05 {
 			bad++
 		}
 		a, b = ra.Coef()
 		acc(&abs, a, b)
-		a, b = olsFit(xs, ys)
+		a, b = olsReference(xs, ys)
 		acc(&ols, a, b)
 	}
 	t.Logf("200..30k tokens, %d seeds, rms error a / b: relative-noise RLS %.2f%% / %.2f%% (outside 5%%: %d seeds), absolute RLS %.2f%% / %.2f%%, batch OLS %.2f%% / %.2f%%",
@@ -112,20 +115,20 @@ func TestRLSRegimeChange(t *testing.T) {
 		r := NewRLS(RLSOptions{})
 		for range 1000 {
 			x := 200 + rng.Float64()*30000
-			r.Update(x, stepAt(x)*(1+0.03*rng.NormFloat64()))
+			r.Update(x, gtStep(x)*(1+0.03*rng.NormFloat64()))
 		}
-		if a, b := r.Coef(); relErr(a, trueA) > 0.05 || relErr(b, trueB) > 0.03 {
+		if a, b := r.Coef(); gtRelErr(a, gtA) > 0.05 || gtRelErr(b, gtB) > 0.03 {
 			t.Fatalf("seed %d: before the change a=%.5f b=%.4g", seed, a, b)
 		}
 		trackedB, lastOff := -1, 0
 		for i := range 3000 {
 			x := 200 + rng.Float64()*30000
-			r.Update(x, (trueA+2*trueB*x)*(1+0.03*rng.NormFloat64()))
+			r.Update(x, (gtA+2*gtB*x)*(1+0.03*rng.NormFloat64()))
 			a, b := r.Coef()
-			if relErr(b, 2*trueB) <= 0.10 && trackedB < 0 {
+			if gtRelErr(b, 2*gtB) <= 0.10 && trackedB < 0 {
 				trackedB = i + 1
 			}
-			if relErr(a, trueA) > 0.05 || relErr(b, 2*trueB) > 0.05 {
+			if gtRelErr(a, gtA) > 0.05 || gtRelErr(b, 2*gtB) > 0.05 {
 				lastOff = i + 1
 			}
 		}
@@ -154,7 +157,7 @@ func TestRLSNoAllocs(t *testing.T) {
 	x := 0.0
 	if n := testing.AllocsPerRun(1000, func() {
 		x += 10
-		r.Update(x, stepAt(x))
+		r.Update(x, gtStep(x))
 		r.Coef()
 		r.StdErr()
 	}); n != 0 {
@@ -168,7 +171,7 @@ func BenchmarkRLSUpdate(b *testing.B) {
 	ys := make([]float64, 1024)
 	for i := range xs {
 		xs[i] = 200 + rng.Float64()*30000
-		ys[i] = stepAt(xs[i]) * (1 + 0.03*rng.NormFloat64())
+		ys[i] = gtStep(xs[i]) * (1 + 0.03*rng.NormFloat64())
 	}
 	r := NewRLS(RLSOptions{})
 	b.ReportAllocs()

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// type7 is the sort-based reference (NumPy's default).
-func type7(sorted []float64, p float64) float64 {
+// type7Quantile is the sort-based reference (NumPy's default).
+func type7Quantile(sorted []float64, p float64) float64 {
 	h := float64(len(sorted)-1) * p
 	k := int(h)
 	if k+1 >= len(sorted) {
@@ -31,7 +31,7 @@ func TestQuantilesExactOnGrid(t *testing.T) {
 	}
 	slices.Sort(vs)
 	for _, p := range []float64{0, 0.1, 0.25, 0.5, 0.9, 0.99, 1} {
-		if got, want := q.Quantile(p), type7(vs, p); math.Abs(got-want) > 1e-9 {
+		if got, want := q.Quantile(p), type7Quantile(vs, p); math.Abs(got-want) > 1e-9 {
 			t.Errorf("p%.0f: %v, want %v", 100*p, got, want)
 		}
 	}
@@ -56,7 +56,7 @@ func TestQuantilesOffGridAndRange(t *testing.T) {
 	q.Add(math.Inf(1))
 	slices.Sort(vs)
 	for _, p := range []float64{0.1, 0.5, 0.7} {
-		if got, want := q.Quantile(p), type7(vs, p); math.Abs(got-want) > 0.005+1e-9 {
+		if got, want := q.Quantile(p), type7Quantile(vs, p); math.Abs(got-want) > 0.005+1e-9 {
 			t.Errorf("p%.0f: %v, want %v ± 0.005", 100*p, got, want)
 		}
 	}

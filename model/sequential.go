@@ -8,9 +8,9 @@ import "math"
 // BlockMean averages DefaultCUSUMWindow = 30 samples into one-minute
 // windows, and the caller standardises each window mean against the
 // baseline (the long EWMA): z = (m − baseline)/σ_w, σ_w the spread of a
-// window mean. Windows make z close to Gaussian (commit length per sample
-// is bounded and skewed; a mean of 30 is not), which is what the ARL
-// figures below assume, and cut the work by 30.
+// window mean. Commit length per sample is bounded and skewed, a mean of
+// 30 is close to Gaussian, which is what the ARL figures below assume; and
+// windows cut the work by 30.
 //
 // Noise: commit length has a per-sample coefficient of variation ≈ 0.15 on
 // hard text, so an independent window mean has CV 0.15/√30 = 0.0274 and a
@@ -32,15 +32,16 @@ import "math"
 // Choice: k = DefaultCUSUMK = 0.5σ (optimal for a 1σ shift, i.e. a 2.7 %
 // drop at the nominal σ_w, so the detector keeps its power if σ_w turns
 // out larger), h = DefaultCUSUMH = 10σ. Siegmund's approximation
-// (CUSUMARL; in brackets a Monte Carlo run of 20,000 detections, and 200
-// for ARL0) gives:
+// (CUSUMARL; in brackets Monte Carlo means of 20,000 detections, and of
+// 200 in-control runs for ARL0) gives:
 //
-//	ARL0 = 141,000 windows [132,000 ± 7 %] = 14 weeks:
-//	       0.07 false alarms per series-week
+//	ARL0 = 141,000 windows [132,000 and 142,000 in two runs, ±7 % each]
+//	       = 14 weeks: 0.07 false alarms per series-week
 //	10 % drop: ARL1 = 3.5 [3.7] windows at nominal σ_w, 8.1 [8.3] at 2×σ_w
 //	30 % drop: ARL1 = 1.1 [1.3] windows at nominal σ_w, 2.2 [2.5] at 2×σ_w
 //	 5 % drop: ARL1 = 8.1 [8.3] windows at nominal σ_w, 24 [24] at 2×σ_w,
-//	           only 77 % of them within 30 windows (below the target size)
+//	           only 77 % of them within 30 windows (5 % is below the
+//	           design targets)
 //
 // Siegmund underestimates ARL1 near 1 (a run lasts at least one window).
 // Other (k, h) pairs on the same budget trade little: k = 1, h = 5 is a bit
@@ -53,7 +54,7 @@ import "math"
 // wait for the window to close to each figure. The baseline EWMA should
 // have a half-life of hours (at 2 h it absorbs < 5 % of a drop in the 8
 // windows a 10 % drop takes to alarm) and should not absorb windows while
-// the CUSUM statistic is above 0.
+// S > h/2 (rare in control), so that a drop does not become the baseline.
 const (
 	DefaultCUSUMK      = 0.5
 	DefaultCUSUMH      = 10.0
@@ -64,10 +65,10 @@ const (
 type Side int8
 
 const (
-	// Down detects a fall of the mean (acceptance_drop).
-	Down Side = iota
-	// Up detects a rise (step_time_regression: steps slower than the model).
-	Up
+	// SideDown detects a fall of the mean (acceptance_drop).
+	SideDown Side = iota
+	// SideUp detects a rise (step_time_regression: steps slower than the model).
+	SideUp
 )
 
 // CUSUMOptions configure NewCUSUM; zero K or H select the defaults.
@@ -79,11 +80,12 @@ type CUSUMOptions struct {
 // CUSUM is Page's one-sided cumulative sum on standardised values z
 // (in-control mean 0, variance 1):
 //
-//	Down: S ← max(0, S − z − k)    Up: S ← max(0, S + z − k)
+//	SideDown: S ← max(0, S − z − k)    SideUp: S ← max(0, S + z − k)
 //
 // and it is in alarm while S > h. S is capped at 2h, which changes no
 // first-passage time (the alarm already holds at h) but bounds how long the
-// alarm outlives a recovery: about h/(k+|z|) windows. CUSUM is a value type.
+// alarm outlives a recovery: at most about h/k windows (20 with the
+// defaults) once z is back to 0. CUSUM is a value type.
 type CUSUM struct {
 	k, h float64
 	side Side
@@ -109,7 +111,7 @@ func (c *CUSUM) Update(z float64) bool {
 	if math.IsNaN(z) || math.IsInf(z, 0) {
 		return c.s > c.h
 	}
-	if c.side == Down {
+	if c.side == SideDown {
 		z = -z
 	}
 	c.s = min(max(0, c.s+z-c.k), 2*c.h)

@@ -8,9 +8,9 @@ import (
 
 // runLength feeds N(shift, 1) values, signed towards the detected side,
 // until the CUSUM alarms.
-func runLength(rng *rand.Rand, c CUSUM, shift float64) int {
+func cusumRunLength(rng *rand.Rand, c CUSUM, shift float64) int {
 	sign := 1.0
-	if c.side == Down {
+	if c.side == SideDown {
 		sign = -1
 	}
 	for n := 1; ; n++ {
@@ -20,10 +20,10 @@ func runLength(rng *rand.Rand, c CUSUM, shift float64) int {
 	}
 }
 
-func monteCarloARL(rng *rand.Rand, k, h, shift float64, runs int, side Side) float64 {
+func cusumMonteCarloARL(rng *rand.Rand, k, h, shift float64, runs int, side Side) float64 {
 	total := 0
 	for range runs {
-		total += runLength(rng, NewCUSUM(CUSUMOptions{K: k, H: h, Side: side}), shift)
+		total += cusumRunLength(rng, NewCUSUM(CUSUMOptions{K: k, H: h, Side: side}), shift)
 	}
 	return float64(total) / float64(runs)
 }
@@ -39,7 +39,7 @@ func TestCUSUMARLMonteCarlo(t *testing.T) {
 		side := Side(i % 2)
 		want := CUSUMARL(c.shift, c.k, c.h)
 		runs := min(4000, int(4e6/want))
-		got := monteCarloARL(rng, c.k, c.h, c.shift, runs, side)
+		got := cusumMonteCarloARL(rng, c.k, c.h, c.shift, runs, side)
 		t.Logf("k=%.2f h=%.1f shift=%.1f: Siegmund %.1f, Monte Carlo %.1f (%d runs)", c.k, c.h, c.shift, want, got, runs)
 		if math.Abs(got/want-1) > 0.20 {
 			t.Errorf("k=%v h=%v shift=%v: Monte Carlo ARL %.1f vs Siegmund %.1f", c.k, c.h, c.shift, got, want)
@@ -58,7 +58,7 @@ func TestCUSUMDefaultARL0(t *testing.T) {
 		t.Skip("Monte Carlo of 2.6e7 windows")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	got := monteCarloARL(rng, DefaultCUSUMK, DefaultCUSUMH, 0, 200, Down)
+	got := cusumMonteCarloARL(rng, DefaultCUSUMK, DefaultCUSUMH, 0, 200, SideDown)
 	t.Logf("default ARL0: Siegmund %.0f windows, Monte Carlo %.0f (200 runs, ±7%%)", want, got)
 	if got < 1e5 || math.Abs(got/want-1) > 0.20 {
 		t.Errorf("default ARL0 by Monte Carlo %.0f, Siegmund %.0f", got, want)
@@ -79,7 +79,7 @@ func TestCUSUMDefaultDetection(t *testing.T) {
 			const runs = 20000
 			within, total := 0, 0
 			for range runs {
-				n := runLength(rng, NewCUSUM(CUSUMOptions{}), shift)
+				n := cusumRunLength(rng, NewCUSUM(CUSUMOptions{}), shift)
 				total += n
 				if n <= c.deadline {
 					within++
@@ -128,7 +128,7 @@ func TestCUSUMCommitLengthDrop(t *testing.T) {
 
 func TestCUSUMMechanics(t *testing.T) {
 	c := NewCUSUM(CUSUMOptions{K: 0.5, H: 2})
-	c.Update(1) // a rise: nothing for Down
+	c.Update(1) // a rise: nothing for SideDown
 	if c.Stat() != 0 || c.RunLength() != 0 {
 		t.Fatalf("after +1: S=%v run=%d", c.Stat(), c.RunLength())
 	}
@@ -149,13 +149,13 @@ func TestCUSUMMechanics(t *testing.T) {
 	if c.Stat() != 0 || c.Alarm() || c.RunLength() != 0 {
 		t.Fatal("reset")
 	}
-	up := NewCUSUM(CUSUMOptions{Side: Up})
+	up := NewCUSUM(CUSUMOptions{Side: SideUp})
 	if up.k != DefaultCUSUMK || up.h != DefaultCUSUMH {
 		t.Fatalf("defaults: k=%v h=%v", up.k, up.h)
 	}
 	up.Update(3)
 	if up.Stat() != 2.5 {
-		t.Fatalf("Up: S=%v after +3", up.Stat())
+		t.Fatalf("SideUp: S=%v after +3", up.Stat())
 	}
 }
 

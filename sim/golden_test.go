@@ -25,8 +25,8 @@ func tiny(f Format) Scenario {
 				Step: StepModel{A: 0.018, B: 4e-7}, Workload: w,
 				Acceptance: Acceptance{DraftLen: 3, Phases: textPhases(3.3, 2.7, 2.2)}},
 			{Host: "gpu09", Unit: "llama-server.service", Engine: LlamaCpp,
-				Step: StepModel{A: 0.012, B: 1e-6},
-				Workload: Workload{PromptMin: 300, PromptMax: 3000, OutputMin: 1000, OutputMax: 2000},
+				Step:       StepModel{A: 0.012, B: 1e-6},
+				Workload:   Workload{PromptMin: 300, PromptMax: 3000, OutputMin: 1000, OutputMax: 2000},
 				Acceptance: Acceptance{DraftLen: 15, Phases: textPhases(5, 3.5, 2.2)}},
 		},
 	}

@@ -15,8 +15,8 @@ const (
 	canonicalA = 0.034 - 13*canonicalB // s
 )
 
-// ContextGrowth is the canonical example: one request of a 13-token prompt generating 5540
-// tokens on a DDTree SGLang service. Context grows 13 → 5.5k, the text turns from easy to hard
+// ContextGrowth is the canonical example: one request of a 13-token prompt generating ~5.5k
+// tokens on a DDTree SGLang service (draft 15), arriving one second after the start. Context grows 13 → 5.5k, the text turns from easy to hard
 // reasoning (commit length 7.5 → 2.9) and the step grows 34 ms → 144 ms, so throughput falls
 // ~220 → ~20 tok/s with nothing wrong: the verdict must be "expected".
 func ContextGrowth(seed uint64) Scenario {
@@ -43,10 +43,12 @@ func textPhases(easy, chat, hard float64) []Phase {
 	}
 }
 
-// HealthyDay is 24 hours of one healthy SGLang EAGLE service (draft 7): Poisson arrivals every
-// 90 s on average with idle gaps between them, up to 2 concurrent requests, prompts 200..24k and
-// outputs 150..6000 tokens (contexts 200..30k), acceptance 2.7 / 4.2 / 6.5 by text, step
-// 32 ms + 4.5 µs per context token. Nothing is wrong: every anomaly detector must stay quiet.
+// HealthyDay is 24 hours (from 09:00) of one healthy SGLang EAGLE service (draft 7): Poisson
+// arrivals every 90 s on average, every 20 minutes at night (22:00–06:00), so idle gaps of
+// seconds to an hour; up to 2 concurrent requests, prompts 200..24k and outputs 150..6000 tokens
+// (contexts 200..30k per request), acceptance 2.7 / 4.2 / 6.5 by text, step 32 ms + 4.5 µs per
+// context token, journalctl -o short-iso with 25 % noise. Nothing is wrong: every anomaly
+// detector must stay quiet.
 func HealthyDay(seed uint64) Scenario {
 	return Scenario{
 		Name: "healthy-day", Seed: seed, Start: presetStart, Duration: 24 * time.Hour,
@@ -55,7 +57,11 @@ func HealthyDay(seed uint64) Scenario {
 			Host: "gpu07", Unit: "sglang.service", Engine: SGLang, Ranks: []string{"TP0"},
 			Step: StepModel{A: 0.032, B: 4.5e-6},
 			Workload: Workload{Concurrency: 2, ArrivalMean: 90 * time.Second,
-				PromptMin: 200, PromptMax: 24000, OutputMin: 150, OutputMax: 6000, MaxContext: 30000},
+				PromptMin: 200, PromptMax: 24000, OutputMin: 150, OutputMax: 6000, MaxContext: 30000,
+				Shifts: []Shift{
+					{At: 13 * time.Hour, ArrivalMean: 20 * time.Minute},
+					{At: 21 * time.Hour, ArrivalMean: 90 * time.Second},
+				}},
 			Acceptance:   Acceptance{DraftLen: 7, Phases: textPhases(6.5, 4.2, 2.7)},
 			PrefillLines: true,
 		}},

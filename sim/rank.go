@@ -176,6 +176,6 @@ func (r *rankSim) finish(t int64) {
 	copy(r.queue[1:], r.queue)
 	r.queue[0] = q
 	e := effectsAt(r.faults, r.offset(t))
-	rec := r.emit(LineRetract, t+40_000, &e)
+	rec := r.emit(LineRetract, t+90_000, &e)
 	rec.retracted, rec.running, rec.ctx = 1, len(r.running), r.contextTokens()
 }

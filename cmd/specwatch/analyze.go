@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// analyzeConfig is what the analyze flags say.
+type analyzeConfig struct {
+	format       string
+	since, until time.Time
+	loc          *time.Location
+	maxSeries    int
+}
+
+func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *string) {
+	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
+	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
+	until = fs.String("until", "", "only samples before this time")
+	tz = fs.String("tz", "Local", "zone of timestamps written without one (SGLang, vLLM, journalctl short)")
+	fs.IntVar(&cfg.maxSeries, "max-series", model.DefaultMaxSeries, "cap on distinct series")
+	return since, until, tz
+}
+
+func (c *analyzeConfig) validate(since, until, tz string) error {
+	if c.format != "text" && c.format != "json" {
+		return fmt.Errorf("--format %q: want text or json: %w", c.format, errUsage)
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return fmt.Errorf("--tz %q: %v: %w", tz, err, errUsage)
+	}
+	c.loc = loc
+	if c.since, err = parseWhen(since, loc); err != nil {
+		return fmt.Errorf("--since: %v: %w", err, errUsage)
+	}
+	if c.until, err = parseWhen(until, loc); err != nil {
+		return fmt.Errorf("--until: %v: %w", err, errUsage)
+	}
+	return nil
+}
+
+func parseWhen(s string, loc *time.Location) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time (RFC 3339, or 2006-01-02 15:04:05)", s)
+}
+
+func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg analyzeConfig
+	since, until, tz := analyzeFlags(fs, &cfg)
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.validate(*since, *until, *tz); err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	a := newAnalysis(cfg)
+	for _, p := range paths {
+		if err := a.file(p); err != nil {
+			return err
+		}
+	}
+	return writeReport(stdout, cfg.format, a.set.Report())
+}
+
+// analysis feeds inputs through parse into one model.Set.
+type analysis struct {
+	cfg    analyzeConfig
+	parser *parse.Parser
+	set    *model.Set
+	entry  ingest.Entry
+	sample parse.Sample
+}
+
+func newAnalysis(cfg analyzeConfig) *analysis {
+	return &analysis{cfg: cfg, parser: parse.NewParser(parse.Options{}), set: model.NewSet(model.Options{MaxSeries: cfg.maxSeries})}
+}
+
+func (a *analysis) file(path string) error {
+	rc, err := ingest.Open(path)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	// Year-less timestamps (vLLM, journalctl short) take the file's year until the input shows one.
+	year := time.Now().Year()
+	if path != "-" {
+		if fi, err := os.Stat(path); err == nil {
+			year = fi.ModTime().Year()
+		}
+	}
+	return a.read(rc, path, year)
+}
+
+func (a *analysis) read(r io.Reader, name string, year int) error {
+	rd := ingest.NewReader(r, ingest.ReaderOptions{Name: name})
+	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: year})
+	var since, until int64
+	if !a.cfg.since.IsZero() {
+		since = a.cfg.since.UnixNano()
+	}
+	if !a.cfg.until.IsZero() {
+		until = a.cfg.until.UnixNano()
+	}
+	for {
+		err := rd.Next(&a.entry)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			a.set.CountUnreadable(rd.Stats().Bad)
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		s := &a.sample
+		r := a.parser.Parse(a.entry.Message, s)
+		if r == parse.Matched {
+			st.Resolve(a.entry.Time, a.entry.Host, a.entry.Unit, s)
+			if (since != 0 && s.Time < since) || (until != 0 && s.Time >= until) {
+				a.set.CountOutOfRange()
+				continue
+			}
+			a.set.Observe(s)
+		}
+		a.set.Count(r)
+	}
+	a.set.CountUnreadable(rd.Stats().Bad)
+	return nil
+}
+
+func writeReport(w io.Writer, format string, r model.Report) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return writeText(w, r)
+}

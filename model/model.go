@@ -1,0 +1,100 @@
+// Package model turns samples into a diagnosis: per series, a rolling fit of step time against
+// context, acceptance statistics, attribution of throughput changes and anomaly detectors. It is
+// deterministic given its input (time comes from the samples, never from a clock) so the same
+// log yields the same report offline and live.
+package model
+
+import (
+	"github.com/specwatch/specwatch/parse"
+)
+
+// Options configure a Set.
+type Options struct {
+	// MaxSeries caps the number of series (label cardinality); samples of further series are
+	// counted in Overflow and dropped. Zero means DefaultMaxSeries.
+	MaxSeries int
+}
+
+// DefaultMaxSeries is generous for one host (8 ranks × a few engines) and for a journal-remote
+// directory of a rack, yet bounds memory against a stream of invented unit names.
+const DefaultMaxSeries = 256
+
+// Set holds every series of one specwatch process. It is not safe for concurrent use: one
+// goroutine feeds it; readers take Report snapshots from that goroutine.
+type Set struct {
+	opts     Options
+	series   map[string]*Series
+	order    []*Series // first-seen order, for stable reports
+	key      []byte
+	input    InputCounts
+	overflow int64
+}
+
+// NewSet returns an empty Set.
+func NewSet(opts Options) *Set {
+	if opts.MaxSeries <= 0 {
+		opts.MaxSeries = DefaultMaxSeries
+	}
+	return &Set{opts: opts, series: make(map[string]*Series)}
+}
+
+// Count records what one input line was, for the report's input section.
+func (m *Set) Count(r parse.Result) {
+	m.input.Lines++
+	switch r {
+	case parse.Matched:
+		m.input.Samples++
+	case parse.Ignored:
+		m.input.Ignored++
+	case parse.Malformed:
+		m.input.Malformed++
+	}
+}
+
+// CountOutOfRange records a sample left out by a time range.
+func (m *Set) CountOutOfRange() { m.input.OutOfRange++ }
+
+// CountUnreadable records records the reader could not decode.
+func (m *Set) CountUnreadable(n int64) { m.input.Unreadable += n }
+
+// Overflow is the number of samples dropped because the series cap was reached.
+func (m *Set) Overflow() int64 { return m.overflow }
+
+// Observe applies a matched, resolved sample to its series.
+func (m *Set) Observe(s *parse.Sample) {
+	se := m.lookup(s)
+	if se == nil {
+		m.overflow++
+		return
+	}
+	se.observe(s)
+}
+
+// lookup finds or creates the sample's series without allocating for an existing one.
+func (m *Set) lookup(s *parse.Sample) *Series {
+	k := append(m.key[:0], s.Host...)
+	k = append(k, 0)
+	k = append(k, s.Unit...)
+	k = append(k, 0, byte(s.Engine), 0)
+	k = append(k, s.Rank...)
+	m.key = k
+	if se, ok := m.series[string(k)]; ok {
+		return se
+	}
+	if len(m.series) >= m.opts.MaxSeries {
+		return nil
+	}
+	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)})
+	m.series[string(k)] = se
+	m.order = append(m.order, se)
+	return se
+}
+
+// Report returns the diagnosis of every series.
+func (m *Set) Report() Report {
+	r := Report{Input: m.input, Series: make([]SeriesReport, 0, len(m.order))}
+	for _, se := range m.order {
+		r.Series = append(r.Series, se.report())
+	}
+	return r
+}

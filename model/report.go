@@ -1,0 +1,109 @@
+package model
+
+import "time"
+
+// Report is the diagnosis of every series: the JSON of `specwatch analyze --format json` and of
+// /api/v1/report. Field names are public interface (DESIGN.md): dashboards and scripts read them.
+type Report struct {
+	Input  InputCounts    `json:"input"`
+	Series []SeriesReport `json:"series"`
+}
+
+// InputCounts accounts for every record read, so that nothing is silently lost: lines =
+// samples + ignored + malformed.
+type InputCounts struct {
+	Lines     int64 `json:"lines"`
+	Samples   int64 `json:"samples"`
+	Ignored   int64 `json:"ignored"`
+	Malformed int64 `json:"malformed"`
+	// Unreadable counts records the reader could not decode at all (a broken JSON object, an
+	// export entry with an impossible length); they never became lines.
+	Unreadable int64 `json:"unreadable"`
+	// OutOfRange counts samples outside the requested time range; they are not in lines.
+	OutOfRange int64 `json:"out_of_range,omitempty"`
+}
+
+// Labels identify a series: one rank of one engine process on one host.
+type Labels struct {
+	Host   string `json:"host"`
+	Unit   string `json:"unit"`
+	Engine string `json:"engine"`
+	Rank   string `json:"rank"`
+}
+
+// SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series
+// has the data for them (a fit needs samples spanning some context).
+type SeriesReport struct {
+	Labels      Labels           `json:"labels"`
+	Samples     int64            `json:"samples"`
+	First       time.Time        `json:"first"`
+	Last        time.Time        `json:"last"`
+	StepModel   *StepModel       `json:"step_model,omitempty"`
+	CommitLen   *CommitStats     `json:"commit_len,omitempty"`
+	TPS         *TPSStats        `json:"tps,omitempty"`
+	Forecast    []Forecast       `json:"forecast,omitempty"`
+	Attribution *AttributionJSON `json:"attribution,omitempty"`
+	Anomalies   []AnomalyJSON    `json:"anomalies"`
+	Verdict     string           `json:"verdict,omitempty"`
+	Explanation string           `json:"explanation,omitempty"`
+}
+
+// StepModel is the fitted step = a + b·context, in the units people read.
+type StepModel struct {
+	FixedMS      float64 `json:"fixed_ms"`
+	MSPer1kToken float64 `json:"ms_per_1k_tokens"`
+	R2           float64 `json:"r2"`
+	N            int     `json:"n"`
+}
+
+// CommitStats summarise commit length (tokens committed per verify step).
+type CommitStats struct {
+	Mean float64 `json:"mean"`
+	P10  float64 `json:"p10"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	Last float64 `json:"last"`
+}
+
+// TPSStats compare measured decode throughput with the model's prediction.
+type TPSStats struct {
+	MeasuredMean  float64 `json:"measured_mean"`
+	PredictedMean float64 `json:"predicted_mean"`
+	MAPE          float64 `json:"mape"`
+}
+
+// Forecast answers "what will a request at this context get here?".
+type Forecast struct {
+	Context int     `json:"context"`
+	StepMS  float64 `json:"step_ms"`
+	TPS     float64 `json:"tps"`
+}
+
+// WindowJSON summarises a stretch of a series for attribution.
+type WindowJSON struct {
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	TPS       float64   `json:"tps"`
+	Context   float64   `json:"context"`
+	CommitLen float64   `json:"commit_len"`
+}
+
+// AttributionJSON splits ln(T2/T1) between baseline and current windows into acceptance, context
+// and residual terms that add up exactly.
+type AttributionJSON struct {
+	Baseline   WindowJSON `json:"baseline"`
+	Current    WindowJSON `json:"current"`
+	LogRatio   float64    `json:"log_ratio"`
+	Acceptance float64    `json:"acceptance"`
+	Context    float64    `json:"context"`
+	Residual   float64    `json:"residual"`
+}
+
+// AnomalyJSON is one anomaly as reported; End is nil while it is active.
+type AnomalyJSON struct {
+	Kind     string     `json:"kind"`
+	Severity string     `json:"severity"`
+	Start    time.Time  `json:"start"`
+	End      *time.Time `json:"end"`
+	Detail   string     `json:"detail"`
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs every system package specwatch needs: `deps.sh build` for building and running it,
+# `deps.sh test` (the default) for the whole test suite as well.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+build_pkgs=(gcc pkg-config)
+test_pkgs=(systemd-journal-remote)
+
+need_go
+apt_install "${build_pkgs[@]}"
+if [ "${1:-test}" = test ]; then
+	apt_install "${test_pkgs[@]}"
+fi
+go mod download

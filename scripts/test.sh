@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly as CI runs it (.ci/run calls this): installs the system
+# packages, then vet, race-enabled tests, and every native fuzz target for a few seconds.
+# FUZZTIME=10m scripts/test.sh runs the fuzzers for longer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh test
+. scripts/lib.sh
+need_go
+
+fuzztime=${FUZZTIME:-5s}
+echo "== go vet"
+go vet ./...
+echo "== go test -race"
+go test -race -count=1 ./...
+echo "== fuzz ($fuzztime each)"
+for pkg in $(go list ./...); do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+		echo "-- $pkg $target"
+		go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/specwatch-fuzz.log 2>&1 || {
+			cat /tmp/specwatch-fuzz.log
+			exit 1
+		}
+	done
+done
+echo "all tests passed"
