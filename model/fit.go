@@ -242,7 +242,8 @@ func (r *RLS) LastZ() float64 { return r.lastZ }
 
 // ResidualScale is the robust scale σ̂ of the standardised innovations: a
 // fraction of the step (e.g. 0.03 for 3 % jitter) with the default relative
-// weighting, units of y with AbsoluteNoise. 0 until about 8 samples.
+// weighting, units of y with AbsoluteNoise. 0 before the third sample, a
+// plain mean of the first innovations until the eighth.
 func (r *RLS) ResidualScale() float64 { return r.sigma }
 
 // R2 is the exponentially weighted coefficient of determination (same
@@ -256,7 +257,8 @@ func (r *RLS) R2() float64 {
 }
 
 // StdErr returns approximate standard errors of a and b (σ̂·sqrt(P_ii)).
-// A large b error means x has not moved enough to pin the slope down.
+// A large b error means x has not moved enough to pin the slope down. They
+// are conservative: about 1.6× the observed rms error in simulation.
 func (r *RLS) StdErr() (sa, sb float64) {
 	det := r.r00*r.r11 - r.r01*r.r01
 	if r.n == 0 || !(det > 0) {

@@ -145,3 +145,43 @@ func TestRLSBarelyMoving(t *testing.T) {
 		t.Errorf("slope wandered %.1f%% while the context barely moved", 100*worst)
 	}
 }
+
+// Hostile input: zero and huge contexts, long constant stretches, zero and
+// negative steps, jumps of the whole scale. Nothing may become NaN/Inf.
+func TestRLSStress(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, abs := range []bool{false, true} {
+		r := NewRLS(RLSOptions{AbsoluteNoise: abs})
+		x := 0.0
+		for i := range 200000 {
+			switch rng.IntN(1000) {
+			case 0:
+				x = 0
+			case 1:
+				x = 2e5
+			case 2, 3, 4:
+				x = rng.Float64() * 2e5
+			}
+			y := gtStep(x) * (1 + 0.03*rng.NormFloat64())
+			switch rng.IntN(500) {
+			case 0:
+				y = 0
+			case 1:
+				y = -y
+			case 2:
+				y *= 1000
+			}
+			if i > 100000 {
+				y *= 50 // the step model changes scale entirely
+			}
+			z := r.Update(x, y)
+			a, b := r.Coef()
+			sa, sb := r.StdErr()
+			if !allFinite(z, a, b, sa, sb, r.R2(), r.ResidualScale(), r.Predict(x)) {
+				t.Fatalf("abs=%v sample %d: z=%v a=%v b=%v se=(%v,%v)", abs, i, z, a, b, sa, sb)
+			}
+		}
+		a, b := r.Coef()
+		t.Logf("abs=%v after the scale change: a %.1f%% b %.1f%% off", abs, 100*gtRelErr(a, 50*gtA), 100*gtRelErr(b, 50*gtB))
+	}
+}

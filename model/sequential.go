@@ -33,9 +33,9 @@ import "math"
 // drop at the nominal σ_w, so the detector keeps its power if σ_w turns
 // out larger), h = DefaultCUSUMH = 10σ. Siegmund's approximation
 // (CUSUMARL; in brackets Monte Carlo means of 20,000 detections, and of
-// 200 in-control runs for ARL0) gives:
+// 100 to 200 in-control runs for ARL0) gives:
 //
-//	ARL0 = 141,000 windows [132,000 and 142,000 in two runs, ±7 % each]
+//	ARL0 = 141,000 windows [132,000 to 142,000 in three runs]
 //	       = 14 weeks: 0.07 false alarms per series-week
 //	10 % drop: ARL1 = 3.5 [3.7] windows at nominal σ_w, 8.1 [8.3] at 2×σ_w
 //	30 % drop: ARL1 = 1.1 [1.3] windows at nominal σ_w, 2.2 [2.5] at 2×σ_w

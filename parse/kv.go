@@ -21,8 +21,11 @@ func builtinAlias(key []byte) (Alias, bool) {
 		return Alias{Commit, 1}, true
 	case "avg_accepted_depth", "accepted_depth":
 		return Alias{AcceptedDepth, 1}, true
-	case "avg_accepted_drafts", "num_accepted_drafts", "accepted_drafts":
+	case "avg_accepted_drafts", "accepted_drafts":
 		return Alias{AcceptedDrafts, 1}, true
+	case "num_accepted_drafts", "num_accepted_tokens":
+		// A count over the logging interval, printed beside the average by DDTree builds.
+		return Alias{Accepted, 1}, true
 	case "step_ms", "total_ms", "step_time_ms":
 		return Alias{StepSeconds, 0.001}, true
 	case "step_time", "step_s", "step_sec":

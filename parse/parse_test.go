@@ -135,8 +135,8 @@ func TestGenericKeyValue(t *testing.T) {
 		want{r: Matched, kind: KindDecode, engine: EngineGeneric, f: map[Field]float64{Commit: 2.9, AcceptedDepth: 1.9, StepSeconds: 0.1013}})
 	f("ddtree stats avg_commit_len=2.90 avg_accepted_drafts=1.90 step_time=0.1013",
 		want{r: Matched, kind: KindDecode, engine: EngineGeneric, f: map[Field]float64{Commit: 2.9, AcceptedDrafts: 1.9, StepSeconds: 0.1013}})
-	f("avg_commit_len=2.90 num_accepted_drafts=1.90 step_time=101.3",
-		want{r: Matched, kind: KindDecode, engine: EngineGeneric, f: map[Field]float64{Commit: 2.9, AcceptedDrafts: 1.9, StepSeconds: 0.1013}})
+	f("avg_commit_len=2.90 avg_accepted_drafts=1.90 num_accepted_drafts=135 step_time=101.3",
+		want{r: Matched, kind: KindDecode, engine: EngineGeneric, f: map[Field]float64{Commit: 2.9, AcceptedDrafts: 1.9, Accepted: 135, StepSeconds: 0.1013}})
 	f("avg_commit_len=2.90 step_time=101.3ms",
 		want{r: Matched, kind: KindDecode, engine: EngineGeneric, f: map[Field]float64{Commit: 2.9, StepSeconds: 0.1013}})
 	// Under an SGLang prefix the statistics join the SGLang series.

@@ -39,7 +39,7 @@ func zoo(f Format, noise float64) Scenario {
 	color.Color = true
 	return Scenario{
 		Name: "zoo", Seed: 42, Start: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC),
-		Duration: 15 * time.Minute, Format: f, Noise: noise,
+		Duration: 10 * time.Minute, Format: f, Noise: noise,
 		Services: []Service{
 			ddtree, old, plain,
 			sg("iter.service", SGLangIteration, PrefixMillis, "DP0 TP0 PP0"),
@@ -50,7 +50,7 @@ func zoo(f Format, noise float64) Scenario {
 			color,
 			vl("vllm0.service", VLLMV0, PrefixEngine, ""),
 			{Host: "gpu09", Unit: "llama.service", Engine: LlamaCpp, Step: StepModel{A: 0.01, B: 1e-6},
-				Workload: busy, Acceptance: long},
+				Workload: Workload{Concurrency: 2, OutputMin: 1000, OutputMax: 3000}, Acceptance: long},
 			{Host: "gpu09", Unit: "kv.service", Engine: Generic, Step: step, Workload: busy, Acceptance: long},
 			{Host: "gpu09", Unit: "kvspace.service", Engine: Generic, Style: GenericSpace, Prefix: PrefixBare,
 				Step: step, Workload: busy, Acceptance: long},
@@ -92,6 +92,8 @@ func split(t testing.TB, f Format, out []byte) []entry {
 	if f == FormatExport {
 		return splitExport(t, out)
 	}
+	re := map[Format]*regexp.Regexp{FormatShort: reShort, FormatShortPrecise: reShortPrecise,
+		FormatShortISO: reShortISO, FormatDocker: reDocker, FormatDockerTimestamps: reDockerTS}[f]
 	var es []entry
 	for i, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
 		var e entry
@@ -100,13 +102,10 @@ func split(t testing.TB, f Format, out []byte) []entry {
 		case FormatRaw, FormatCat:
 			e.msg = line
 		case FormatShort, FormatShortPrecise, FormatShortISO:
-			re := map[Format]*regexp.Regexp{FormatShort: reShort, FormatShortPrecise: reShortPrecise,
-				FormatShortISO: reShortISO}[f]
 			if m = re.FindSubmatch(line); m != nil {
 				e.host, e.msg = string(m[1]), m[4]
 			}
 		case FormatDocker, FormatDockerTimestamps:
-			re := map[Format]*regexp.Regexp{FormatDocker: reDocker, FormatDockerTimestamps: reDockerTS}[f]
 			if m = re.FindSubmatch(line); m != nil {
 				e.unit, e.msg = string(m[1])+".service", m[2]
 			}

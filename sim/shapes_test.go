@@ -109,6 +109,7 @@ func hasMarker(b []byte) bool {
 func TestShapes(t *testing.T) {
 	for _, f := range Formats() {
 		t.Run(f.String(), func(t *testing.T) {
+			t.Parallel()
 			out, truths, sum := run(t, zoo(f, 0.4))
 			es := split(t, f, out)
 			if len(es) != sum.Lines {
