@@ -8,17 +8,6 @@ import (
 	"github.com/specwatch/specwatch/parse"
 )
 
-// Options configure a Set.
-type Options struct {
-	// MaxSeries caps the number of series (label cardinality); samples of further series are
-	// counted in Overflow and dropped. Zero means DefaultMaxSeries.
-	MaxSeries int
-}
-
-// DefaultMaxSeries is generous for one host (8 ranks × a few engines) and for a journal-remote
-// directory of a rack, yet bounds memory against a stream of invented unit names.
-const DefaultMaxSeries = 256
-
 // Set holds every series of one specwatch process. It is not safe for concurrent use: one
 // goroutine feeds it; readers take Report snapshots from that goroutine.
 type Set struct {
@@ -32,9 +21,7 @@ type Set struct {
 
 // NewSet returns an empty Set.
 func NewSet(opts Options) *Set {
-	if opts.MaxSeries <= 0 {
-		opts.MaxSeries = DefaultMaxSeries
-	}
+	opts.setDefaults()
 	return &Set{opts: opts, series: make(map[string]*Series)}
 }
 

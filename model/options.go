@@ -1,0 +1,143 @@
+package model
+
+import "time"
+
+// Options configure a Set. Zero fields take the defaults below; cmd/specwatch maps the config
+// file onto this struct.
+type Options struct {
+	// MaxSeries caps the number of series (label cardinality); samples of further series are
+	// counted in Overflow and dropped. Zero means DefaultMaxSeries.
+	MaxSeries int
+	// Live makes verdicts follow only the anomalies active now (the daemon); offline analysis
+	// judges the whole period, so an episode that ended still marks the series.
+	Live bool
+
+	// DecodeLogInterval is SGLang's --decode-log-interval (decode steps per line).
+	DecodeLogInterval int
+	// IdleFactor marks a line after_idle when its gap to the previous line and its implied step
+	// both exceed IdleFactor times what the series shows normally.
+	IdleFactor float64
+
+	Fit RLSOptions
+
+	// Acceptance half-lives of the short and long commit-length means.
+	ShortHalfLife, LongHalfLife time.Duration
+
+	// StuckSamples consecutive samples at commit length 1.00 raise commit_len_stuck; StuckClear
+	// consecutive healthy ones clear it.
+	StuckSamples, StuckClear int
+	// InconsistentSamples consecutive contradictions raise metrics_inconsistent.
+	InconsistentSamples int
+	// DepthTolerance bounds |commit − 1 − accepted depth|.
+	DepthTolerance float64
+	// TPSTolerance bounds |measured − commit·running/step| / measured when the step is logged.
+	TPSTolerance float64
+
+	// Window is the number of samples aggregated into one window for the sequential tests and
+	// for attribution.
+	Window int
+	// DropK, DropH: CUSUM allowance and threshold (in σ of a window mean) for acceptance_drop.
+	DropK, DropH float64
+	// RegressionK, RegressionH: the same for step_time_regression.
+	RegressionK, RegressionH float64
+	// WarmupWindows before the sequential tests are armed.
+	WarmupWindows int
+
+	// CollapseRatio: measured below CollapseRatio × predicted tok/s for CollapseSamples
+	// consecutive samples raises throughput_collapse; above CollapseClearRatio clears it.
+	CollapseRatio, CollapseClearRatio float64
+	CollapseSamples                   int
+
+	// StaleAfter: a series silent this long while its unit still logs is stale (live only).
+	StaleAfter time.Duration
+
+	// DriftLines: format_drift looks at the last DriftLines marker lines of a unit and raises
+	// when at least DriftFraction of them were malformed.
+	DriftLines    int
+	DriftFraction float64
+
+	// ForecastContexts are the reference contexts of the forecast (tokens).
+	ForecastContexts []int
+	// ResidualDegraded: a residual below −ResidualDegraded (log ratio) makes a sustained drop
+	// "degraded" rather than "expected".
+	ResidualDegraded float64
+}
+
+// Defaults. The sequential-test parameters follow from the false-alarm budget written in
+// sequential.go (at most one false alarm per series per week at one sample per 2 s):
+// k = 1σ, h = 5σ gives ARL0 ≈ 1.1·10^5 one-minute windows (11 weeks) and detects a 10 %
+// acceptance drop in about 2 windows at the nominal window noise, 6 at twice that; a 30 % drop
+// in 1. k = 1 ignores the between-window swings of text-dependent acceptance (hard reasoning is
+// about one σ below the mean on a mixed workload), which k = 0.5 would accumulate.
+const (
+	DefaultMaxSeries           = 256
+	DefaultDecodeLogInterval   = 40
+	DefaultIdleFactor          = 3
+	DefaultShortHalfLife       = 2 * time.Minute
+	DefaultLongHalfLife        = 2 * time.Hour
+	DefaultStuckSamples        = 3
+	DefaultStuckClear          = 3
+	DefaultInconsistentSamples = 2
+	DefaultDepthTolerance      = 0.25
+	DefaultTPSTolerance        = 0.25
+	DefaultWindow              = 30
+	DefaultDropK               = 1.0
+	DefaultDropH               = 5.0
+	DefaultRegressionK         = 1.0
+	DefaultRegressionH         = 5.0
+	DefaultWarmupWindows       = 10
+	DefaultCollapseRatio       = 0.5
+	DefaultCollapseClearRatio  = 0.8
+	DefaultCollapseSamples     = 5
+	DefaultStaleAfter          = 5 * time.Minute
+	DefaultDriftLines          = 100
+	DefaultDriftFraction       = 0.2
+	DefaultResidualDegraded    = 0.15
+)
+
+// DefaultForecastContexts answer "what will a 4k, 32k, 128k request get here?".
+var DefaultForecastContexts = []int{4096, 32768, 131072}
+
+func (o *Options) setDefaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	deff := func(v *float64, d float64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defd := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxSeries, DefaultMaxSeries)
+	def(&o.DecodeLogInterval, DefaultDecodeLogInterval)
+	deff(&o.IdleFactor, DefaultIdleFactor)
+	defd(&o.ShortHalfLife, DefaultShortHalfLife)
+	defd(&o.LongHalfLife, DefaultLongHalfLife)
+	def(&o.StuckSamples, DefaultStuckSamples)
+	def(&o.StuckClear, DefaultStuckClear)
+	def(&o.InconsistentSamples, DefaultInconsistentSamples)
+	deff(&o.DepthTolerance, DefaultDepthTolerance)
+	deff(&o.TPSTolerance, DefaultTPSTolerance)
+	def(&o.Window, DefaultWindow)
+	deff(&o.DropK, DefaultDropK)
+	deff(&o.DropH, DefaultDropH)
+	deff(&o.RegressionK, DefaultRegressionK)
+	deff(&o.RegressionH, DefaultRegressionH)
+	def(&o.WarmupWindows, DefaultWarmupWindows)
+	deff(&o.CollapseRatio, DefaultCollapseRatio)
+	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
+	def(&o.CollapseSamples, DefaultCollapseSamples)
+	defd(&o.StaleAfter, DefaultStaleAfter)
+	def(&o.DriftLines, DefaultDriftLines)
+	deff(&o.DriftFraction, DefaultDriftFraction)
+	deff(&o.ResidualDegraded, DefaultResidualDegraded)
+	if len(o.ForecastContexts) == 0 {
+		o.ForecastContexts = DefaultForecastContexts
+	}
+}
