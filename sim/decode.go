@@ -106,12 +106,12 @@ func (r *rankSim) llamaDone(q *request, t int64) {
 	e := effectsAt(r.faults, r.offset(t))
 	steps := math.Max(q.steps, 1)
 	for sub := range 6 {
+		if sub == 4 && r.svc.Acceptance.DraftLen == 0 {
+			break // no drafts, no acceptance block
+		}
 		kind := LineTiming
 		if sub == 5 {
 			kind = LineDraft
-			if r.svc.Acceptance.DraftLen == 0 {
-				break
-			}
 		}
 		rec := r.emit(kind, t+int64(sub+1)*20_000, &e)
 		rec.sub = uint8(sub)

@@ -9,8 +9,9 @@ import (
 )
 
 // Generate writes the scenario's log stream to w in time order and calls truth, if not nil, with
-// the ground truth of every engine line right after writing it. It returns what it wrote; the
-// error is the first write error, or a problem with the scenario.
+// the ground truth of every engine line as it is written. Output is buffered, so the line may not
+// have reached w when truth runs: Truth.Record says where it will be. Generate returns what it
+// wrote; the error is a problem with the scenario or the first write error.
 func Generate(s Scenario, w io.Writer, truth func(Truth)) (Summary, error) {
 	sc, err := s.normalize()
 	if err != nil {

@@ -106,9 +106,16 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 			return append(b, " 127.0.0.1 200"...)
 		}
 		if e == VLLM && r.svc.Prefix != PrefixBare {
+			if r.svc.Color {
+				b = append(b, ansiCyan...)
+			}
 			b = append(b, "(APIServer pid="...)
 			b = appendInt(b, int64(r.svc.PID))
-			b = append(b, ") "...)
+			b = append(b, ')')
+			if r.svc.Color {
+				b = append(b, ansiReset...)
+			}
+			b = append(b, ' ')
 		}
 		b = append(b, "INFO:     127.0.0.1:"...)
 		b = appendInt(b, port)

@@ -89,6 +89,7 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 	r.faults = faultsFor(sv.Faults, r.rank)
 	r.now, r.lastLine = r.start, r.start
 	r.arrival = r.nextArrival(r.start)
+	// The first random request comes sooner than a typical gap, so that short runs start busy.
 	if len(sv.Workload.Script) == 0 && sv.Workload.ArrivalMean > 0 {
 		r.arrival = r.start + int64(r.rng.ExpFloat64()*float64(sv.Workload.ArrivalMean)/4)
 	}
