@@ -3,6 +3,7 @@ module github.com/specwatch/specwatch
 go 1.26
 
 require (
+	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/rs/zerolog v1.35.1 // indirect

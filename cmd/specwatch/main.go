@@ -23,6 +23,7 @@ type command struct {
 var commands = []command{
 	{"analyze", "analyze [--format text|json] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
 	{"demo", "demo: analyze the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
+	{"simulate", "simulate [--preset P] [--seed N] [--format F] [--lines N]: write a simulated engine log", runSimulate},
 	{"version", "version: print the version", runVersion},
 }
 
