@@ -57,6 +57,14 @@ func (m *Set) Observe(s *parse.Sample) {
 	se.observe(s)
 }
 
+// ObserveMalformed counts a line that carried an engine marker but did not parse, against the
+// series its prefix names (format_drift).
+func (m *Set) ObserveMalformed(s *parse.Sample) {
+	if se := m.lookup(s); se != nil {
+		se.observeMalformed(s.Time)
+	}
+}
+
 // lookup finds or creates the sample's series without allocating for an existing one.
 func (m *Set) lookup(s *parse.Sample) *Series {
 	k := append(m.key[:0], s.Host...)
@@ -71,7 +79,7 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	if len(m.series) >= m.opts.MaxSeries {
 		return nil
 	}
-	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)})
+	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts)
 	m.series[string(k)] = se
 	m.order = append(m.order, se)
 	return se

@@ -40,6 +40,8 @@ type Options struct {
 	DropK, DropH float64
 	// RegressionK, RegressionH: the same for step_time_regression.
 	RegressionK, RegressionH float64
+	// RegressionMinEffect is the smallest slowdown (fraction) step_time_regression reports.
+	RegressionMinEffect float64
 	// WarmupWindows before the sequential tests are armed.
 	WarmupWindows int
 
@@ -85,6 +87,7 @@ const (
 	DefaultDropH               = 5.0
 	DefaultRegressionK         = 1.0
 	DefaultRegressionH         = 5.0
+	DefaultRegressionMinEffect = 0.08
 	DefaultWarmupWindows       = 10
 	DefaultCollapseRatio       = 0.5
 	DefaultCollapseClearRatio  = 0.8
@@ -129,6 +132,7 @@ func (o *Options) setDefaults() {
 	deff(&o.DropH, DefaultDropH)
 	deff(&o.RegressionK, DefaultRegressionK)
 	deff(&o.RegressionH, DefaultRegressionH)
+	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)
 	def(&o.WarmupWindows, DefaultWarmupWindows)
 	deff(&o.CollapseRatio, DefaultCollapseRatio)
 	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)

@@ -34,10 +34,13 @@ type Labels struct {
 // SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series
 // has the data for them (a fit needs samples spanning some context).
 type SeriesReport struct {
-	Labels      Labels           `json:"labels"`
-	Samples     int64            `json:"samples"`
-	First       time.Time        `json:"first"`
-	Last        time.Time        `json:"last"`
+	Labels  Labels    `json:"labels"`
+	Samples int64     `json:"samples"`
+	First   time.Time `json:"first"`
+	Last    time.Time `json:"last"`
+	// ContextUnit is "tokens" (SGLang #token), or "kv_percent" for vLLM, which logs only the
+	// share of its KV cache in use.
+	ContextUnit string           `json:"context_unit"`
 	StepModel   *StepModel       `json:"step_model,omitempty"`
 	CommitLen   *CommitStats     `json:"commit_len,omitempty"`
 	TPS         *TPSStats        `json:"tps,omitempty"`
@@ -50,10 +53,16 @@ type SeriesReport struct {
 
 // StepModel is the fitted step = a + b·context, in the units people read.
 type StepModel struct {
-	FixedMS      float64 `json:"fixed_ms"`
-	MSPer1kToken float64 `json:"ms_per_1k_tokens"`
-	R2           float64 `json:"r2"`
-	N            int     `json:"n"`
+	FixedMS        float64 `json:"fixed_ms"`
+	MSPer1kToken   float64 `json:"ms_per_1k_tokens,omitempty"`
+	MSPerKVPercent float64 `json:"ms_per_kv_percent,omitempty"`
+	R2             float64 `json:"r2"`
+	N              int     `json:"n"`
+	// The robust reference fit (Theil–Sen over the latest points): far from the rolling fit
+	// means a run of odd samples is dragging one of them.
+	RefFixedMS        float64 `json:"ref_fixed_ms,omitempty"`
+	RefMSPer1kToken   float64 `json:"ref_ms_per_1k_tokens,omitempty"`
+	RefMSPerKVPercent float64 `json:"ref_ms_per_kv_percent,omitempty"`
 }
 
 // CommitStats summarise commit length (tokens committed per verify step).
@@ -86,6 +95,8 @@ type WindowJSON struct {
 	TPS       float64   `json:"tps"`
 	Context   float64   `json:"context"`
 	CommitLen float64   `json:"commit_len"`
+	StepMS    float64   `json:"step_ms"`
+	Running   float64   `json:"running"`
 }
 
 // AttributionJSON splits ln(T2/T1) between baseline and current windows into acceptance, context
@@ -97,6 +108,10 @@ type AttributionJSON struct {
 	Acceptance float64    `json:"acceptance"`
 	Context    float64    `json:"context"`
 	Residual   float64    `json:"residual"`
+	// Batch is ln(r2/r1), the change of running requests; LogRatio is per request and Total =
+	// Batch + LogRatio is the change of the whole batch's tok/s.
+	Batch float64 `json:"batch"`
+	Total float64 `json:"total"`
 }
 
 // AnomalyJSON is one anomaly as reported; End is nil while it is active.

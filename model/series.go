@@ -7,19 +7,108 @@ import (
 	"github.com/specwatch/specwatch/parse"
 )
 
-// Series is the model of one rank of one engine process on one host.
+// Series is the model of one rank of one engine process on one host. It is updated by one
+// goroutine (the Set's owner) and allocates nothing per sample once created.
 type Series struct {
-	labels      Labels
+	labels Labels
+	opts   *Options
+	// kvContext is true for vLLM, whose only context regressor is KV cache usage (in percent).
+	kvContext bool
+
 	samples     int64
 	first, last int64 // Unix ns
-	commit      Quantiles
-	lastCommit  float64
+
+	// Commit length, from one source only (the first line kind that carried it), so that
+	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
+	commitSrc   uint8
+	pointSrc    uint8 // likewise for decode points (step, context)
+	commitQ     Quantiles
+	short, long EWMA
+
+	fit RLS
+	ref TheilSen
+	// snap is the fit as it was when no slowdown was suspected, and the context range it had
+	// learned: step_time_regression compares steps with it, so that the live fit may keep
+	// learning (new context ranges, new workloads) without a slowdown becoming the reference.
+	snap           RLS
+	snapLo, snapHi float64
+	lo, hi         float64 // context range the live fit has learned
+
+	idle    idleDetector
+	pending vllmPending
+	cur     current
+
+	tps tpsStats
+	win windows
+
+	stuck, inconsistent, collapse streak
+	drop                          dropDetector
+	regress                       regressionDetector
+	drift                         driftDetector
+
+	anomalies []Anomaly
+	active    [NumAnomalyKinds]int
+	raised    [NumAnomalyKinds]int64
+
+	hist     history
+	retracts int64
 }
 
-func newSeries(l Labels) *Series {
-	return &Series{labels: l, commit: NewQuantiles(QuantilesOptions{})}
+// current holds the latest value of each figure, for gauges and the status page.
+type current struct {
+	t                                        int64
+	commit, acceptRate, depth, ctx, running  float64
+	step, tps, predTPS, predStep, stepLogged float64
+	has                                      uint16
 }
 
+const (
+	curCommit uint16 = 1 << iota
+	curAcceptRate
+	curDepth
+	curCtx
+	curRunning
+	curStep
+	curTPS
+	curPred
+)
+
+// point is one decode observation after derivation: what the fit and detectors consume.
+type point struct {
+	t                         int64
+	ctx, running, commit, tps float64
+	step                      float64
+	hasCtx, hasCommit         bool
+	idle                      bool
+}
+
+func newSeries(l Labels, opts *Options) *Series {
+	se := &Series{
+		labels:    l,
+		opts:      opts,
+		kvContext: l.Engine == parse.EngineVLLM.String(),
+		commitQ:   NewQuantiles(QuantilesOptions{}),
+		short:     NewEWMA(opts.ShortHalfLife),
+		long:      NewEWMA(opts.LongHalfLife),
+		fit:       NewRLS(opts.Fit),
+		ref:       NewTheilSen(TheilSenOptions{Capacity: theilSenCapacity}),
+		drop:      newDropDetector(opts),
+		regress:   newRegressionDetector(opts),
+		drift:     newDriftDetector(opts),
+		win:       windows{size: opts.Window},
+		hist:      newHistory(historyCapacity),
+	}
+	for k := range se.active {
+		se.active[k] = -1
+	}
+	return se
+}
+
+// theilSenCapacity keeps the reference fit's scratch at 64 KB per series: 128 points are
+// plenty to catch the adaptive fit being dragged, and 256 series stay within a few MB.
+const theilSenCapacity = 128
+
+// observe applies one matched, resolved sample.
 func (se *Series) observe(s *parse.Sample) {
 	se.samples++
 	if se.first == 0 || (s.Time != 0 && s.Time < se.first) {
@@ -28,34 +117,164 @@ func (se *Series) observe(s *parse.Sample) {
 	if s.Time > se.last {
 		se.last = s.Time
 	}
-	if c, ok := s.Get(parse.Commit); ok {
-		se.commit.Add(c)
-		se.lastCommit = c
-	}
-}
-
-func (se *Series) report() SeriesReport {
-	r := SeriesReport{
-		Labels:    se.labels,
-		Samples:   se.samples,
-		First:     time.Unix(0, se.first).UTC(),
-		Last:      time.Unix(0, se.last).UTC(),
-		Anomalies: []AnomalyJSON{},
-	}
-	if se.commit.Count() > 0 {
-		r.CommitLen = &CommitStats{
-			Mean: round(se.commit.Mean(), 3),
-			P10:  round(se.commit.Quantile(0.10), 3),
-			P50:  round(se.commit.Quantile(0.50), 3),
-			P90:  round(se.commit.Quantile(0.90), 3),
-			Last: se.lastCommit,
+	se.drift.observe(false, s.Time, se)
+	switch s.Kind {
+	case parse.KindDecode:
+		if s.Engine == parse.EngineVLLM {
+			se.vllmEngine(s)
+			return
+		}
+		se.decode(s)
+	case parse.KindSpec:
+		se.spec(s)
+	case parse.KindEvent:
+		if s.Event == parse.EventRetract {
+			se.retracts++
 		}
 	}
-	return r
 }
 
-// round keeps reports readable and stable across platforms' last-bit differences.
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
+// observeMalformed counts a line that carried this series' marker but did not parse.
+func (se *Series) observeMalformed(t int64) { se.drift.observe(true, t, se) }
+
+// Commit sources.
+const (
+	srcNone uint8 = iota
+	srcDecode
+	srcKV
+	srcSpec
+)
+
+// decode handles SGLang decode lines, DFLASH profile lines and key=value statistics.
+func (se *Series) decode(s *parse.Sample) {
+	p := point{t: s.Time}
+	commit, hasCommit := s.Get(parse.Commit)
+	running, hasRunning := s.Get(parse.Running)
+	tps, hasTPS := s.Get(parse.GenTPS)
+	step, hasStep := s.Get(parse.StepSeconds)
+	src := srcKV
+	if hasTPS {
+		src = srcDecode
+	}
+	se.checkConsistency(s, commit, hasCommit)
+	if hasCommit {
+		se.commitSample(src, s.Time, commit, running, hasRunning)
+	}
+	if v, ok := s.Get(parse.AcceptRate); ok {
+		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
+	}
+	if hasRunning && running == 0 {
+		se.idle.sawIdle()
+		return // no decode ran in this interval
+	}
+	p.running = 1
+	if hasRunning {
+		p.running = running
+	}
+	p.commit, p.hasCommit = 1, true // without speculation every step commits one token
+	if hasCommit {
+		p.commit = commit
+	} else if !hasTPS || s.Has(parse.AcceptRate) {
+		p.hasCommit = false
+	}
+	if v, ok := s.Get(parse.Context); ok {
+		p.ctx, p.hasCtx = v, true
+	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
+		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds
+	}
+	if se.pointSrc == srcNone {
+		se.pointSrc = src
+	}
+	if src != se.pointSrc {
+		return // one kind of line drives the fit, or gaps and statistics would count twice
+	}
+	switch {
+	case hasStep:
+		p.step = step
+		switch {
+		case hasTPS:
+			p.tps = tps
+		case p.hasCommit:
+			p.tps = p.commit * p.running / step
+		default:
+			p.tps = math.NaN()
+		}
+	case hasTPS && tps > 0 && p.hasCommit:
+		p.tps = tps
+		p.step = p.commit * p.running / tps
+	default:
+		return
+	}
+	p.idle = se.idle.check(&p, se, hasTPS && !hasStep)
+	se.apply(&p)
 }
+
+// commitSample feeds acceptance statistics and the stuck-drafter check from one source.
+func (se *Series) commitSample(src uint8, t int64, c, running float64, hasRunning bool) {
+	if se.commitSrc == srcNone {
+		se.commitSrc = src
+	}
+	if src != se.commitSrc {
+		return
+	}
+	se.cur.commit, se.cur.has = c, se.cur.has|curCommit
+	se.commitQ.Add(c)
+	se.short.Update(t, c)
+	se.long.Update(t, c)
+	if !hasRunning || running > 0 {
+		se.stuckCheck(t, c <= 1.005, c)
+	}
+	se.drop.observe(t, c, se)
+}
+
+// apply feeds one derived decode point to the fit, the throughput statistics, attribution
+// windows and detectors.
+func (se *Series) apply(p *point) {
+	se.cur.t = p.t
+	se.cur.running, se.cur.step, se.cur.tps = p.running, p.step, p.tps
+	se.cur.has |= curRunning | curStep | curTPS
+	if p.hasCtx {
+		se.cur.ctx, se.cur.has = p.ctx, se.cur.has|curCtx
+	}
+	pred := math.NaN()
+	if p.hasCtx && se.fit.N() >= fitWarmup {
+		pred = se.fit.Predict(p.ctx)
+	}
+	se.hist.add(p, pred)
+	if p.idle || !p.hasCtx || p.step <= 0 {
+		return
+	}
+	if pred > 0 {
+		predTPS := p.commit * p.running / pred
+		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
+		se.tps.add(p.tps, predTPS)
+		se.regress.observe(p, se)
+		se.collapseCheck(p, predTPS)
+	} else {
+		se.tps.add(p.tps, math.NaN())
+	}
+	// A step more than twice the prediction is a collapse candidate, not something to learn,
+	// until the collapse has lasted long enough to be the new normal.
+	if !(pred > 0 && p.step > 2*pred) || se.collapseAge(p.t) > regressionRelearn {
+		if se.fit.N() == 0 || p.ctx < se.lo {
+			se.lo = p.ctx
+		}
+		se.hi = math.Max(se.hi, p.ctx)
+		se.fit.Update(p.ctx, p.step)
+		se.ref.Add(p.ctx, p.step)
+	}
+	if p.hasCommit {
+		se.win.add(p)
+	}
+}
+
+// collapseAge is how long the active throughput_collapse episode has lasted (0 if none).
+func (se *Series) collapseAge(t int64) time.Duration {
+	if i := se.active[ThroughputCollapse]; i >= 0 {
+		return time.Duration(t - se.anomalies[i].Start)
+	}
+	return 0
+}
+
+// fitWarmup is the number of samples before the fit's predictions are used.
+const fitWarmup = 20

@@ -136,13 +136,17 @@ func (a *analysis) read(r io.Reader, name string, year int) error {
 		}
 		s := &a.sample
 		r := a.parser.Parse(a.entry.Message, s)
-		if r == parse.Matched {
+		if r != parse.Ignored {
 			st.Resolve(a.entry.Time, a.entry.Host, a.entry.Unit, s)
 			if (since != 0 && s.Time < since) || (until != 0 && s.Time >= until) {
 				a.set.CountOutOfRange()
 				continue
 			}
-			a.set.Observe(s)
+			if r == parse.Matched {
+				a.set.Observe(s)
+			} else {
+				a.set.ObserveMalformed(s)
+			}
 		}
 		a.set.Count(r)
 	}

@@ -53,7 +53,7 @@ func TestAnalyzeMultiSeries(t *testing.T) {
 		t.Errorf("%d series, want 6", len(r.Series))
 	}
 	tp0 := got[key{"gpu07", "sglang", "TP0"}]
-	if tp0.Samples != 6 || tp0.CommitLen == nil || tp0.CommitLen.Last != 2.88 {
+	if tp0.Samples != 6 || tp0.CommitLen == nil || tp0.CommitLen.Last != 7.4 {
 		t.Errorf("TP0: %+v", tp0)
 	}
 	if want := "2026-11-20T09:00:00Z"; tp0.First.Format("2006-01-02T15:04:05Z07:00") != want {

@@ -1,0 +1,116 @@
+package model
+
+import "time"
+
+// AnomalyKind is the fixed vocabulary of DESIGN.md; the strings are public (metric labels,
+// alert rules, report JSON).
+type AnomalyKind uint8
+
+const (
+	CommitLenStuck AnomalyKind = iota
+	MetricsInconsistent
+	AcceptanceDrop
+	StepTimeRegression
+	ThroughputCollapse
+	Stale
+	FormatDrift
+	NumAnomalyKinds
+)
+
+var anomalyNames = [NumAnomalyKinds]string{"commit_len_stuck", "metrics_inconsistent", "acceptance_drop",
+	"step_time_regression", "throughput_collapse", "stale", "format_drift"}
+
+// Severities: a drafter that contributes nothing or a collapse costs most of the throughput now;
+// the rest deserve a look.
+var anomalySeverity = [NumAnomalyKinds]string{"critical", "warning", "warning", "warning", "critical", "warning", "warning"}
+
+func (k AnomalyKind) String() string {
+	if k < NumAnomalyKinds {
+		return anomalyNames[k]
+	}
+	return "unknown"
+}
+
+// Severity is critical, warning or info.
+func (k AnomalyKind) Severity() string {
+	if k < NumAnomalyKinds {
+		return anomalySeverity[k]
+	}
+	return "info"
+}
+
+// Anomaly is one episode. End is 0 while it is active.
+type Anomaly struct {
+	Kind       AnomalyKind
+	Start, End int64 // Unix ns
+	Detail     string
+}
+
+// maxAnomalies bounds the episodes a series remembers (active ones are always kept).
+const maxAnomalies = 64
+
+// raise opens an episode of kind k unless one is active; detail is built only then, so the hot
+// path never formats strings.
+func (se *Series) raise(k AnomalyKind, t int64, detail func() string) {
+	if se.active[k] >= 0 {
+		return
+	}
+	if len(se.anomalies) >= maxAnomalies {
+		se.dropOldestClosed()
+	}
+	se.anomalies = append(se.anomalies, Anomaly{Kind: k, Start: t, Detail: detail()})
+	se.active[k] = len(se.anomalies) - 1
+	se.raised[k]++
+}
+
+// clear closes the active episode of kind k, if any.
+func (se *Series) clear(k AnomalyKind, t int64) {
+	i := se.active[k]
+	if i < 0 {
+		return
+	}
+	se.anomalies[i].End = t
+	se.active[k] = -1
+}
+
+func (se *Series) dropOldestClosed() {
+	for i, a := range se.anomalies {
+		if a.End == 0 {
+			continue
+		}
+		copy(se.anomalies[i:], se.anomalies[i+1:])
+		se.anomalies = se.anomalies[:len(se.anomalies)-1]
+		for k := range se.active {
+			if se.active[k] > i {
+				se.active[k]--
+			}
+		}
+		return
+	}
+}
+
+// Active reports whether an episode of kind k is open.
+func (se *Series) Active(k AnomalyKind) bool { return se.active[k] >= 0 }
+
+// streak counts consecutive bad and good observations for hysteresis: raise after `up` bad in a
+// row, clear after `down` good in a row, so one noisy sample neither raises nor clears.
+type streak struct{ bad, good int }
+
+func (s *streak) observe(bad bool) {
+	if bad {
+		s.bad++
+		s.good = 0
+	} else {
+		s.good++
+		s.bad = 0
+	}
+}
+
+func anomalyJSON(a Anomaly) AnomalyJSON {
+	j := AnomalyJSON{Kind: a.Kind.String(), Severity: a.Kind.Severity(), Start: time.Unix(0, a.Start).UTC(), Detail: a.Detail}
+	if a.End != 0 {
+		e := time.Unix(0, a.End).UTC()
+		j.End = &e
+	}
+	return j
+}

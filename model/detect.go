@@ -1,0 +1,131 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/specwatch/specwatch/parse"
+)
+
+var sprintf = fmt.Sprintf
+
+// stuckCheck is exact-count logic: a commit length of 1.00 (within the engines' rounding) for
+// StuckSamples consecutive decode samples with requests running means the drafter contributes
+// nothing. No statistics: 1.00 is the floor, and healthy drafters never sit on it.
+func (se *Series) stuckCheck(t int64, stuck bool, c float64) {
+	se.stuck.observe(stuck)
+	o := se.opts
+	switch {
+	case stuck && se.stuck.bad >= o.StuckSamples:
+		n := se.stuck.bad
+		depth, hasDepth := se.cur.depth, se.cur.has&curDepth != 0
+		se.raise(CommitLenStuck, t, func() string {
+			d := sprintf("commit length %.2f for %d consecutive samples with requests running (%.0f): the drafter contributes nothing",
+				c, n, se.cur.running)
+			if hasDepth && depth > 0.25 {
+				d += sprintf(" (yet accepted depth says %.2f: check the metrics too)", depth)
+			}
+			return d
+		})
+	case !stuck && se.stuck.good >= o.StuckClear:
+		se.clear(CommitLenStuck, t)
+	}
+}
+
+// checkConsistency tests the invariants a key=value or decode line can state by itself:
+// commit length = 1 + accepted depth (= 1 + accepted drafts), and, when the step is logged
+// beside the throughput, tok/s = commit × running / step.
+func (se *Series) checkConsistency(s *parse.Sample, commit float64, hasCommit bool) {
+	o := se.opts
+	if d, ok := s.Get(parse.AcceptedDepth); ok {
+		se.cur.depth, se.cur.has = d, se.cur.has|curDepth
+		if hasCommit {
+			se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
+				return sprintf("commit length %.2f but accepted depth %.2f: commit should be depth + 1 (off by %.2f)",
+					commit, d, math.Abs(commit-1-d))
+			})
+		}
+	} else if d, ok := s.Get(parse.AcceptedDrafts); ok && hasCommit {
+		se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
+			return sprintf("commit length %.2f but accepted drafts %.2f: commit should be drafts + 1", commit, d)
+		})
+	}
+	step, hasStep := s.Get(parse.StepSeconds)
+	tps, hasTPS := s.Get(parse.GenTPS)
+	running, hasRunning := s.Get(parse.Running)
+	if hasStep && hasTPS && hasRunning && hasCommit && step > 0 && tps > 0 {
+		implied := commit * running / step
+		se.inconsistentCheck(s.Time, math.Abs(tps-implied)/tps > o.TPSTolerance, func() string {
+			return sprintf("measured %.1f tok/s but commit %.2f × %.0f running / step %.1f ms = %.1f tok/s",
+				tps, commit, running, step*1000, implied)
+		})
+	}
+}
+
+// inconsistentCheck raises metrics_inconsistent after InconsistentSamples contradictions in a
+// row and clears it after as many consistent samples.
+func (se *Series) inconsistentCheck(t int64, bad bool, detail func() string) {
+	se.inconsistent.observe(bad)
+	n := se.opts.InconsistentSamples
+	switch {
+	case bad && se.inconsistent.bad >= n:
+		se.raise(MetricsInconsistent, t, detail)
+	case !bad && se.inconsistent.good >= n:
+		se.clear(MetricsInconsistent, t)
+	}
+}
+
+// collapseCheck raises throughput_collapse when measured tok/s stays below CollapseRatio of
+// what the model predicts at this context, commit length and batch (idle artefacts are
+// excluded before this point), and clears it once it is back above CollapseClearRatio.
+func (se *Series) collapseCheck(p *point, pred float64) {
+	o := se.opts
+	ratio := p.tps / pred
+	switch {
+	case ratio < o.CollapseRatio:
+		se.collapse.observe(true)
+	case ratio > o.CollapseClearRatio:
+		se.collapse.observe(false)
+	default:
+		se.collapse.good = 0 // in between: neither evidence of collapse nor of recovery
+	}
+	switch {
+	case se.collapse.bad >= o.CollapseSamples:
+		n := se.collapse.bad
+		se.raise(ThroughputCollapse, p.t, func() string {
+			return sprintf("measured %.1f tok/s is %.0f %% of the %.1f tok/s the model predicts at %s with commit %.2f, for %d samples",
+				p.tps, 100*ratio, pred, se.contextPhrase(p.ctx), p.commit, n)
+		})
+	case se.collapse.good >= o.CollapseSamples:
+		se.clear(ThroughputCollapse, p.t)
+	}
+}
+
+// contextPhrase names a context value in the series' unit.
+func (se *Series) contextPhrase(ctx float64) string {
+	if se.kvContext {
+		return sprintf("%.1f %% KV cache usage", ctx)
+	}
+	return sprintf("%s tokens of context", thousands(ctx))
+}
+
+// thousands formats 5553 as "5,553".
+func thousands(v float64) string {
+	n := int64(math.Round(v))
+	if n < 0 {
+		return "-" + thousands(float64(-n))
+	}
+	s := sprintf("%d", n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func minutes(d time.Duration) string {
+	if d < time.Minute {
+		return sprintf("%.0f s", d.Seconds())
+	}
+	return sprintf("%.0f min", d.Minutes())
+}

@@ -1,0 +1,258 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// fitA and fitBPer are the fit in the units people read: seconds, and seconds per 1k tokens
+// (or per 1 % of KV cache for vLLM).
+func (se *Series) fitA() float64 { a, _ := se.fit.Coef(); return a }
+func (se *Series) fitBPer() float64 {
+	_, b := se.fit.Coef()
+	if se.kvContext {
+		return b
+	}
+	return b * 1000
+}
+func (se *Series) perUnit() string {
+	if se.kvContext {
+		return "1 % KV"
+	}
+	return "1k tokens"
+}
+
+func (se *Series) report() SeriesReport {
+	r := SeriesReport{
+		Labels:    se.labels,
+		Samples:   se.samples,
+		First:     time.Unix(0, se.first).UTC(),
+		Last:      time.Unix(0, se.last).UTC(),
+		Anomalies: make([]AnomalyJSON, 0, len(se.anomalies)),
+	}
+	r.ContextUnit = "tokens"
+	if se.kvContext {
+		r.ContextUnit = "kv_percent"
+	}
+	if se.commitQ.Count() > 0 {
+		r.CommitLen = &CommitStats{
+			Mean: round(se.commitQ.Mean(), 3),
+			P10:  round(se.commitQ.Quantile(0.10), 3),
+			P50:  round(se.commitQ.Quantile(0.50), 3),
+			P90:  round(se.commitQ.Quantile(0.90), 3),
+			Last: se.cur.commit,
+		}
+	}
+	if se.fit.N() >= fitWarmup {
+		a, b := se.fit.Coef()
+		m := &StepModel{FixedMS: round(a*1000, 3), R2: round(se.fit.R2(), 4), N: se.fit.N()}
+		if ra, rb, ok := se.ref.Fit(); ok {
+			m.RefFixedMS = round(ra*1000, 3)
+			if se.kvContext {
+				m.RefMSPerKVPercent = round(rb*1000, 4)
+			} else {
+				m.RefMSPer1kToken = round(rb*1e6, 3)
+			}
+		}
+		if se.kvContext {
+			m.MSPerKVPercent = round(b*1000, 4)
+		} else {
+			m.MSPer1kToken = round(b*1e6, 3)
+			r.Forecast = se.forecast()
+		}
+		r.StepModel = m
+	}
+	if se.tps.n > 0 {
+		t := &TPSStats{MeasuredMean: round(se.tps.measured/float64(se.tps.n), 2)}
+		if se.tps.np > 0 {
+			t.PredictedMean = round(se.tps.pred/float64(se.tps.np), 2)
+			t.MAPE = round(se.tps.ape/float64(se.tps.np), 4)
+		}
+		r.TPS = t
+	}
+	for _, a := range se.anomalies {
+		r.Anomalies = append(r.Anomalies, anomalyJSON(a))
+	}
+	att, ok := se.attribution()
+	if ok {
+		r.Attribution = attributionJSON(att, se.win.best, se.win.last)
+	}
+	r.Verdict, r.Explanation = se.verdict(att, ok)
+	return r
+}
+
+// attribution explains the latest full window against the best one with the current fit.
+func (se *Series) attribution() (Attribution, bool) {
+	if se.win.best.n == 0 || se.win.last.n == 0 || se.fit.N() < fitWarmup {
+		return Attribution{}, false
+	}
+	a, b := se.fit.Coef()
+	return Attribute(se.win.best.mean(), se.win.last.mean(), a, b)
+}
+
+func (se *Series) forecast() []Forecast {
+	c := se.short.Mean()
+	if se.short.N() == 0 {
+		c = 1
+	}
+	out := make([]Forecast, 0, len(se.opts.ForecastContexts))
+	for _, ctx := range se.opts.ForecastContexts {
+		step := se.fit.Predict(float64(ctx))
+		if step <= 0 {
+			continue
+		}
+		out = append(out, Forecast{Context: ctx, StepMS: round(step*1000, 2), TPS: round(c/step, 2)})
+	}
+	return out
+}
+
+func attributionJSON(a Attribution, best, last window) *AttributionJSON {
+	win := func(w window, m AttributionWindow) WindowJSON {
+		return WindowJSON{Start: time.Unix(0, w.start).UTC(), End: time.Unix(0, w.end).UTC(), TPS: round(m.TPS, 2),
+			Context: round(m.Context, 1), CommitLen: round(m.Commit, 3), StepMS: round(m.Step*1000, 2), Running: round(m.Running, 2)}
+	}
+	return &AttributionJSON{
+		Baseline: win(best, a.Baseline), Current: win(last, a.Current),
+		LogRatio: round(a.LogRatio, 4), Acceptance: round(a.Acceptance, 4), Context: round(a.Context, 4),
+		Residual: round(a.Residual, 4), Batch: round(a.Batch, 4), Total: round(a.Total, 4),
+	}
+}
+
+// counts reports whether the series had (offline) or has (live) an episode of kind k.
+func (se *Series) counts(k AnomalyKind) bool {
+	if se.opts.Live {
+		return se.Active(k)
+	}
+	return se.raised[k] > 0
+}
+
+// fallThreshold: a fall of less than 10 % between windows is noise, not a change to explain.
+const fallThreshold = -0.105 // ln(0.9)
+
+func (se *Series) verdict(a Attribution, ok bool) (string, string) {
+	var b strings.Builder
+	verdict := "healthy"
+	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, FormatDrift, Stale} {
+		if !se.counts(k) {
+			continue
+		}
+		switch k {
+		case CommitLenStuck, MetricsInconsistent, ThroughputCollapse:
+			verdict = "anomalous"
+		case AcceptanceDrop, StepTimeRegression:
+			if verdict == "healthy" {
+				verdict = "degraded"
+			}
+		}
+		b.WriteString(se.anomalySentence(k))
+		b.WriteString(" ")
+	}
+	if !ok {
+		if se.fit.N() < fitWarmup {
+			b.WriteString(sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup))
+		} else {
+			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.Window))
+		}
+		return verdict, strings.TrimSpace(b.String())
+	}
+	se.explainChange(&b, a)
+	switch {
+	case a.LogRatio >= fallThreshold && a.Total < fallThreshold:
+		if verdict == "healthy" {
+			verdict = "expected"
+		}
+	case a.LogRatio < fallThreshold:
+		if a.Residual < -se.opts.ResidualDegraded {
+			if verdict == "healthy" {
+				verdict = "degraded"
+			}
+			b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
+				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
+		} else {
+			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): expected, not a regression.",
+				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
+			if verdict == "healthy" {
+				verdict = "expected"
+			}
+		}
+	}
+	return verdict, strings.TrimSpace(b.String())
+}
+
+func share(x, total float64) float64 {
+	if math.Abs(total) < 1e-9 {
+		return 0
+	}
+	return x / total
+}
+
+// explainChange writes the engineer's conclusion: from what to what, and why.
+func (se *Series) explainChange(b *strings.Builder, a Attribution) {
+	w1, w2 := a.Baseline, a.Current
+	fitTxt := sprintf("fit: %.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit())
+	if a.LogRatio >= fallThreshold && a.Total >= fallThreshold {
+		b.WriteString(sprintf("Throughput %s tok/s at %s, commit length %.2f, steps %.0f ms (%s); best sustained %s tok/s.",
+			num(w2.TPS), se.contextPhrase(w2.Context), w2.Commit, w2.Step*1000, fitTxt, num(w1.TPS)))
+		return
+	}
+	b.WriteString(sprintf("Throughput fell from %s to %s tok/s.", num(w1.TPS), num(w2.TPS)))
+	if a.LogRatio >= fallThreshold {
+		b.WriteString(sprintf(" Fewer requests ran (%.1f → %.1f); per request, throughput changed %+.0f %%: nothing slowed down.",
+			w1.Running, w2.Running, 100*(math.Exp(a.LogRatio)-1)))
+		return
+	}
+	if math.Abs(a.Batch) > 0.05 {
+		b.WriteString(sprintf(" Running requests %.1f → %.1f; per request, throughput changed %+.0f %%.", w1.Running, w2.Running, 100*(math.Exp(a.LogRatio)-1)))
+	}
+	verb := "grew"
+	if w2.Context < w1.Context {
+		verb = "fell"
+	}
+	if se.kvContext {
+		b.WriteString(sprintf(" KV cache usage %s %.1f → %.1f %%", verb, w1.Context, w2.Context))
+	} else {
+		b.WriteString(sprintf(" Context %s %s → %s tokens", verb, thousands(w1.Context), thousands(w2.Context)))
+	}
+	b.WriteString(sprintf(": steps %.0f → %.0f ms (%s), %.0f %% of the fall.", a.BaselineModel*1000, a.CurrentModel*1000,
+		fitTxt, 100*share(a.Context, a.LogRatio)))
+	cverb := "fell"
+	if w2.Commit > w1.Commit {
+		cverb = "rose"
+	}
+	b.WriteString(sprintf(" Commit length %s %.1f → %.1f, %.0f %%.", cverb, w1.Commit, w2.Commit, 100*share(a.Acceptance, a.LogRatio)))
+}
+
+// num prints tok/s as people quote them: 140, 29.5, 0.7.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return sprintf("%.0f", v)
+	case v >= 10:
+		return sprintf("%.1f", v)
+	}
+	return sprintf("%.2f", v)
+}
+
+func (se *Series) anomalySentence(k AnomalyKind) string {
+	var last Anomaly
+	for _, a := range se.anomalies {
+		if a.Kind == k {
+			last = a
+		}
+	}
+	state := "ended " + time.Unix(0, last.End).UTC().Format(time.DateTime)
+	if last.End == 0 {
+		state = "active"
+	}
+	return sprintf("%s since %s (%s): %s.", k, time.Unix(0, last.Start).UTC().Format(time.DateTime), state, last.Detail)
+}
+
+// round keeps reports readable and stable across platforms' last-bit differences.
+func round(x float64, digits int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}

@@ -1,0 +1,114 @@
+package model
+
+import "math"
+
+// window sums a stretch of decode points for attribution.
+type window struct {
+	start, end                      int64
+	n                               int
+	tps, commit, ctx, step, running float64
+}
+
+// mean summarises the window. Its tok/s is derived, commit × running / step of the window
+// means, rather than the mean of per-line tok/s: a mean of ratios is not the ratio of means, and
+// only the derived figure makes the attribution's terms add up to the measured change without a
+// spurious residual from averaging.
+func (w *window) mean() AttributionWindow {
+	n := float64(w.n)
+	c, r, s := w.commit/n, w.running/n, w.step/n
+	return AttributionWindow{TPS: c * r / s, Commit: c, Context: w.ctx / n, Step: s, Running: r}
+}
+
+// windows keeps the best sustained window (the baseline: highest mean tok/s over a full window)
+// and the latest full one (the current state), so that any fall can be attributed.
+type windows struct {
+	cur, best, last window
+	size            int
+}
+
+func (ws *windows) add(p *point) {
+	if math.IsNaN(p.tps) {
+		return
+	}
+	w := &ws.cur
+	if w.n == 0 {
+		w.start = p.t
+	}
+	w.end = p.t
+	w.n++
+	w.tps += p.tps
+	w.commit += p.commit
+	w.ctx += p.ctx
+	w.step += p.step
+	w.running += p.running
+	if w.n < ws.size {
+		return
+	}
+	ws.last = *w
+	if ws.best.n == 0 || w.mean().TPS > ws.best.mean().TPS {
+		ws.best = *w
+	}
+	*w = window{}
+}
+
+// tpsStats compares measured throughput with the a-priori prediction.
+type tpsStats struct {
+	n, np               int64
+	measured, pred, ape float64
+}
+
+func (t *tpsStats) add(measured, pred float64) {
+	if math.IsNaN(measured) || measured <= 0 {
+		return
+	}
+	t.n++
+	t.measured += measured
+	if pred > 0 && !math.IsNaN(pred) {
+		t.np++
+		t.pred += pred
+		t.ape += math.Abs(pred-measured) / measured
+	}
+}
+
+// history keeps the points for plots: all of them at first, then every second one, then every
+// fourth, so that a day or a week fits in a fixed array at decreasing resolution.
+type history struct {
+	pts    []HistoryPoint
+	stride int
+	skip   int
+}
+
+// HistoryPoint is one plotted observation. Pred is NaN until the fit is warm.
+type HistoryPoint struct {
+	T                                      int64
+	Ctx, Step, Commit, TPS, Pred, PredStep float32
+	Idle                                   bool
+}
+
+// historyCapacity points per series: 24 h at one sample per 2 s decimates to a point every
+// 64 s, still finer than a status-page plot.
+const historyCapacity = 2048
+
+func newHistory(n int) history { return history{pts: make([]HistoryPoint, 0, n), stride: 1} }
+
+func (h *history) add(p *point, predStep float64) {
+	h.skip++
+	if h.skip < h.stride {
+		return
+	}
+	h.skip = 0
+	if len(h.pts) == cap(h.pts) {
+		half := h.pts[:0]
+		for i := 0; i < len(h.pts); i += 2 {
+			half = append(half, h.pts[i])
+		}
+		h.pts = half
+		h.stride *= 2
+	}
+	pred := math.NaN()
+	if predStep > 0 {
+		pred = p.commit * p.running / predStep
+	}
+	h.pts = append(h.pts, HistoryPoint{T: p.t, Ctx: float32(p.ctx), Step: float32(p.step), Commit: float32(p.commit),
+		TPS: float32(p.tps), Pred: float32(pred), PredStep: float32(predStep), Idle: p.idle})
+}
