@@ -84,7 +84,7 @@ func (se *Series) report() SeriesReport {
 
 // attribution explains the latest full window against the best one with the current fit.
 func (se *Series) attribution() (Attribution, bool) {
-	if se.win.best.n == 0 || se.win.last.n == 0 || se.fit.N() < fitWarmup {
+	if !se.win.full() || se.fit.N() < fitWarmup {
 		return Attribution{}, false
 	}
 	a, b := se.fit.Coef()
@@ -152,7 +152,7 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 		if se.fit.N() < fitWarmup {
 			b.WriteString(sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup))
 		} else {
-			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.Window))
+			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))
 		}
 		return verdict, strings.TrimSpace(b.String())
 	}
@@ -171,13 +171,21 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
 		} else {
 			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): expected, not a regression.",
-				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
+				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1)))
 			if verdict == "healthy" {
 				verdict = "expected"
 			}
 		}
 	}
 	return verdict, strings.TrimSpace(b.String())
+}
+
+// pct is a fraction in whole percent, without the "-0" that rounding a tiny negative gives.
+func pct(x float64) float64 {
+	if v := math.Round(100 * x); v != 0 {
+		return v
+	}
+	return 0
 }
 
 func share(x, total float64) float64 {

@@ -44,7 +44,9 @@ func (d *dropDetector) observe(t int64, c float64, se *Series) {
 	o := se.opts
 	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minRelSpread*d.base.Mean())
 	if d.windows > o.WarmupWindows && sd > 0 {
-		d.cusum.Update((m - mu) / sd)
+		// Only the shortfall beyond DropMinEffect counts: a 3 % dip for a few minutes is
+		// text, not a drafter problem, and window means are precise enough to see it.
+		d.cusum.Update((m - mu*(1-o.DropMinEffect)) / sd)
 	}
 	// The baseline does not learn while a drop is suspected, or the drop would become normal.
 	if d.cusum.Stat() <= o.DropH/2 {
@@ -89,6 +91,9 @@ func newRegressionDetector(o *Options) regressionDetector {
 	}
 }
 
+// maxLogResidual clips one point's log residual (±0.4: 49 % slower, 33 % faster).
+const maxLogResidual = 0.4
+
 // minResidualSpread floors the spread of a window's mean log residual: 1 %.
 const minResidualSpread = 0.01
 
@@ -104,7 +109,9 @@ func (d *regressionDetector) observe(p *point, se *Series) {
 	if pred <= 0 {
 		return
 	}
-	m, full := d.block.Add(math.Log(p.step / pred))
+	// Each point's say is bounded, so one odd line (a pause that looked like continuous
+	// decoding) cannot move a window; a real slowdown moves every point of it.
+	m, full := d.block.Add(max(-maxLogResidual, min(maxLogResidual, math.Log(p.step/pred))))
 	if !full {
 		return
 	}

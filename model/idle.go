@@ -1,16 +1,26 @@
 package model
 
+import "math"
+
 // idleDetector recognises SGLang's after-idle artefact: the throughput figure is tokens since
 // the previous line over wall time since then, so the first line after a pause implies a step
 // as long as the pause divided by the log interval. Such a line is kept for the record but out
-// of fits and alarms. vLLM's interval figures have the same artefact on the first busy
-// interval after an idle one.
+// of fits and alarms.
+//
+// The test is the gap between lines, not the implied step: a busy engine logs at a steady
+// rhythm (every 40 steps, and steps change slowly with context), so a line whose gap is several
+// times the recent rhythm followed a pause. The implied step cannot tell by itself, because it
+// is the gap divided by 40 either way, and a fit learned from polluted points would vouch for
+// them. vLLM logs on a fixed 10 s clock instead; there the first busy interval after an idle
+// line ("Running: 0 reqs") is the artefact.
 type idleDetector struct {
 	lastT     int64
-	gaps      [8]float64 // recent gaps between busy lines, seconds
-	steps     [8]float64 // recent implied steps, seconds
-	ng, ns    int
+	lastCtx   float64
+	lastRun   float64
+	gaps      [8]float64 // recent gaps between regular lines, seconds
+	ng        int
 	seenIdle  bool // an interval with nothing running was logged since the last point
+	longPrev  bool // the previous line came after a long gap
 	hasPoints bool
 }
 
@@ -20,33 +30,48 @@ func (d *idleDetector) sawIdle() { d.seenIdle = true }
 // gen throughput, vLLM interval throughput) rather than logged directly.
 func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 	gap := float64(p.t-d.lastT) / 1e9
-	first := !d.hasPoints
-	afterIdle := d.seenIdle
-	d.hasPoints, d.lastT, d.seenIdle = true, p.t, false
+	first, afterIdle := !d.hasPoints, d.seenIdle
+	// The same requests kept decoding if the context grew by what the interval generated: then
+	// nothing was idle, however long the gap (a collapse stretches gaps too).
+	// The test is tight (within half of the expected growth) because a new request whose
+	// prompt happens to be near the old context must not pass for the same one.
+	grown := p.ctx - d.lastCtx
+	expect := float64(se.opts.DecodeLogInterval) * p.commit * p.running
+	continued := p.hasCtx && !first && p.running == d.lastRun && math.Abs(grown-expect) <= expect/2
+	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, p.t, false, p.ctx, p.running
 	if !wallAveraged {
 		return false
 	}
-	f := se.opts.IdleFactor
-	ref := median(d.steps[:min(d.ns, len(d.steps))])
-	if se.fit.N() >= fitWarmup && p.hasCtx {
-		ref = se.fit.Predict(p.ctx)
+	if first || afterIdle {
+		return true
 	}
+	if se.kvContext {
+		return false // vLLM logs on a clock: only the interval after an idle one is diluted
+	}
+	f := se.opts.IdleFactor
 	typical := median(d.gaps[:min(d.ng, len(d.gaps))])
-	slow := ref > 0 && p.step > f*ref
-	idle := false
+	long := d.ng > 0 && gap > f*typical
+	longPrev := d.longPrev
+	d.longPrev = long
+	var idle bool
 	switch {
-	case first:
-		idle = true // the interval before the first line is unknown: often the server's start
-	case afterIdle:
-		idle = slow || ref == 0
-	case d.ng >= 3:
-		idle = slow && gap > f*typical
+	case long:
+		// A long gap is a pause, unless the slow rhythm persists over a second line of the same
+		// requests: then the engine itself slowed down (a collapse), and that must be seen.
+		idle = !(continued && longPrev)
+	case continued:
+		idle = false
+	case d.ng == 0:
+		// No rhythm known yet and not a continuation: while the fit has nothing to check
+		// against, only lines that provably continue the previous one are trusted.
+		idle = true
+	case gap > 1.5*typical && se.fit.N() >= fitWarmup && p.hasCtx:
+		// A shorter pause still inflates the step: the warm fit says by how much.
+		idle = p.step > 2*se.fit.Predict(p.ctx)
 	}
 	if !idle {
 		d.gaps[d.ng%len(d.gaps)] = gap
 		d.ng++
-		d.steps[d.ns%len(d.steps)] = p.step
-		d.ns++
 	}
 	return idle
 }

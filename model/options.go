@@ -36,8 +36,12 @@ type Options struct {
 	// Window is the number of samples aggregated into one window for the sequential tests and
 	// for attribution.
 	Window int
+	// AttributionWindow is the number of decode points in the baseline and current windows.
+	AttributionWindow int
 	// DropK, DropH: CUSUM allowance and threshold (in σ of a window mean) for acceptance_drop.
 	DropK, DropH float64
+	// DropMinEffect is the smallest relative fall of commit length acceptance_drop reports.
+	DropMinEffect float64
 	// RegressionK, RegressionH: the same for step_time_regression.
 	RegressionK, RegressionH float64
 	// RegressionMinEffect is the smallest slowdown (fraction) step_time_regression reports.
@@ -83,12 +87,14 @@ const (
 	DefaultDepthTolerance      = 0.25
 	DefaultTPSTolerance        = 0.25
 	DefaultWindow              = 30
+	DefaultAttributionWindow   = 10
 	DefaultDropK               = 1.0
 	DefaultDropH               = 5.0
+	DefaultDropMinEffect       = 0.03
 	DefaultRegressionK         = 1.0
 	DefaultRegressionH         = 5.0
 	DefaultRegressionMinEffect = 0.08
-	DefaultWarmupWindows       = 10
+	DefaultWarmupWindows       = 30
 	DefaultCollapseRatio       = 0.5
 	DefaultCollapseClearRatio  = 0.8
 	DefaultCollapseSamples     = 5
@@ -128,8 +134,10 @@ func (o *Options) setDefaults() {
 	deff(&o.DepthTolerance, DefaultDepthTolerance)
 	deff(&o.TPSTolerance, DefaultTPSTolerance)
 	def(&o.Window, DefaultWindow)
+	def(&o.AttributionWindow, DefaultAttributionWindow)
 	deff(&o.DropK, DefaultDropK)
 	deff(&o.DropH, DefaultDropH)
+	deff(&o.DropMinEffect, DefaultDropMinEffect)
 	deff(&o.RegressionK, DefaultRegressionK)
 	deff(&o.RegressionH, DefaultRegressionH)
 	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)

@@ -95,7 +95,7 @@ func newSeries(l Labels, opts *Options) *Series {
 		drop:      newDropDetector(opts),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
-		win:       windows{size: opts.Window},
+		win:       newWindows(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
 	}
 	for k := range se.active {

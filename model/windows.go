@@ -19,18 +19,45 @@ func (w *window) mean() AttributionWindow {
 	return AttributionWindow{TPS: c * r / s, Commit: c, Context: w.ctx / n, Step: s, Running: r}
 }
 
-// windows keeps the best sustained window (the baseline: highest mean tok/s over a full window)
-// and the latest full one (the current state), so that any fall can be attributed.
+// windows keeps the best sustained window (the baseline: highest tok/s over a block of size
+// points) and the latest size points (the current state, sliding), so that any fall can be
+// attributed, and the latest state is never up to a window stale.
 type windows struct {
-	cur, best, last window
-	size            int
+	block, best, last window
+	ring              []point // the latest size points, for the sliding current window
+	next              int
+	size              int
 }
+
+func newWindows(size int) windows { return windows{size: size, ring: make([]point, 0, size)} }
 
 func (ws *windows) add(p *point) {
 	if math.IsNaN(p.tps) {
 		return
 	}
-	w := &ws.cur
+	b := &ws.block
+	b.push(p)
+	if b.n >= ws.size {
+		if ws.best.n == 0 || b.mean().TPS > ws.best.mean().TPS {
+			ws.best = *b
+		}
+		*b = window{}
+	}
+	if len(ws.ring) < ws.size {
+		ws.ring = append(ws.ring, *p)
+	} else {
+		ws.last.pop(&ws.ring[ws.next])
+		ws.ring[ws.next] = *p
+		ws.next = (ws.next + 1) % ws.size
+	}
+	ws.last.push(p)
+	ws.last.start = ws.ring[ws.next%len(ws.ring)].t
+}
+
+// full reports whether both windows hold a whole window of points.
+func (ws *windows) full() bool { return ws.best.n > 0 && ws.last.n >= ws.size }
+
+func (w *window) push(p *point) {
 	if w.n == 0 {
 		w.start = p.t
 	}
@@ -41,14 +68,15 @@ func (ws *windows) add(p *point) {
 	w.ctx += p.ctx
 	w.step += p.step
 	w.running += p.running
-	if w.n < ws.size {
-		return
-	}
-	ws.last = *w
-	if ws.best.n == 0 || w.mean().TPS > ws.best.mean().TPS {
-		ws.best = *w
-	}
-	*w = window{}
+}
+
+func (w *window) pop(p *point) {
+	w.n--
+	w.tps -= p.tps
+	w.commit -= p.commit
+	w.ctx -= p.ctx
+	w.step -= p.step
+	w.running -= p.running
 }
 
 // tpsStats compares measured throughput with the a-priori prediction.
@@ -112,3 +140,6 @@ func (h *history) add(p *point, predStep float64) {
 	h.pts = append(h.pts, HistoryPoint{T: p.t, Ctx: float32(p.ctx), Step: float32(p.step), Commit: float32(p.commit),
 		TPS: float32(p.tps), Pred: float32(pred), PredStep: float32(predStep), Idle: p.idle})
 }
+
+// lastIdle reports whether the latest recorded point was an after-idle artefact (tests).
+func (h *history) lastIdle() bool { return len(h.pts) > 0 && h.pts[len(h.pts)-1].Idle }

@@ -61,11 +61,59 @@ func families(b []byte) uint8 {
 	for i := 0; ; i++ {
 		j := bytes.IndexByte(b[i:], ':')
 		if j < 0 {
-			return fam
+			break
 		}
 		i += j
 		fam |= colonFamily(b[:i])
 	}
+	if fam == 0 {
+		fam = leadFamily(b)
+	}
+	return fam
+}
+
+// leadFamily finds a marker word where engines put it, at the start of the message: at the
+// line's start or right after a ']' (SGLang's and vLLM's prefixes end with one). It catches
+// records whose fields were renamed by a new engine version, so that they are counted as
+// malformed (format_drift's signal) rather than ignored as noise, at the cost of a byte search
+// per ']' instead of a substring search over the whole line.
+func leadFamily(b []byte) uint8 {
+	at := 0
+	for k := 0; k < 4; k++ {
+		for at < len(b) && b[at] == ' ' {
+			at++
+		}
+		if f := leadWord(b[at:]); f != 0 {
+			return f
+		}
+		j := bytes.IndexByte(b[at:], ']')
+		if j < 0 {
+			return 0
+		}
+		at += j + 1
+	}
+	return 0
+}
+
+func leadWord(b []byte) uint8 {
+	if len(b) < 12 {
+		return 0
+	}
+	switch b[0] {
+	case 'D':
+		if bytes.HasPrefix(b, []byte("Decode batch")) {
+			return famBatch
+		}
+	case 'P':
+		if bytes.HasPrefix(b, []byte("Prefill batch")) {
+			return famBatch
+		}
+	case 'S':
+		if bytes.HasPrefix(b, []byte("SpecDecoding metrics")) || bytes.HasPrefix(b, []byte("Speculative metrics")) {
+			return famMetrics
+		}
+	}
+	return 0
 }
 
 func colonFamily(head []byte) uint8 {
