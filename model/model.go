@@ -47,15 +47,23 @@ func (m *Set) CountUnreadable(n int64) { m.input.Unreadable += n }
 // Overflow is the number of samples dropped because the series cap was reached.
 func (m *Set) Overflow() int64 { return m.overflow }
 
-// Observe applies a matched, resolved sample to its series.
-func (m *Set) Observe(s *parse.Sample) {
+// Observe applies a matched, resolved sample to its series and returns the series (nil when
+// the series cap dropped it).
+func (m *Set) Observe(s *parse.Sample) *Series {
 	se := m.lookup(s)
 	if se == nil {
 		m.overflow++
-		return
+		return nil
 	}
 	se.observe(s)
+	return se
 }
+
+// Input returns the input accounting so far.
+func (m *Set) Input() InputCounts { return m.input }
+
+// Len is the number of series.
+func (m *Set) Len() int { return len(m.order) }
 
 // ObserveMalformed counts a line that carried an engine marker but did not parse, against the
 // series its prefix names (format_drift).
@@ -80,6 +88,7 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 		return nil
 	}
 	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts)
+	se.id = len(m.order)
 	m.series[string(k)] = se
 	m.order = append(m.order, se)
 	return se

@@ -10,6 +10,7 @@ import (
 // Series is the model of one rank of one engine process on one host. It is updated by one
 // goroutine (the Set's owner) and allocates nothing per sample once created.
 type Series struct {
+	id     int
 	labels Labels
 	opts   *Options
 	// kvContext is true for vLLM, whose only context regressor is KV cache usage (in percent).
@@ -50,8 +51,10 @@ type Series struct {
 	active    [NumAnomalyKinds]int
 	raised    [NumAnomalyKinds]int64
 
-	hist     history
-	retracts int64
+	hist      history
+	retracts  int64
+	kindCount [numSampleKinds]int64
+	points    int64
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -111,6 +114,9 @@ const theilSenCapacity = 128
 // observe applies one matched, resolved sample.
 func (se *Series) observe(s *parse.Sample) {
 	se.samples++
+	if int(s.Kind) < numSampleKinds {
+		se.kindCount[s.Kind]++
+	}
 	if se.first == 0 || (s.Time != 0 && s.Time < se.first) {
 		se.first = s.Time
 	}
@@ -241,6 +247,7 @@ func (se *Series) apply(p *point) {
 		pred = se.fit.Predict(p.ctx)
 	}
 	se.hist.add(p, pred)
+	se.points++
 	if p.idle || !p.hasCtx || p.step <= 0 {
 		return
 	}
