@@ -17,6 +17,8 @@ type Set struct {
 	key      []byte
 	input    InputCounts
 	overflow int64
+	units    map[string]int64 // last entry per "host\x00unit", for stale (live)
+	ukey     []byte
 }
 
 // NewSet returns an empty Set.

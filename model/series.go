@@ -124,6 +124,9 @@ func (se *Series) observe(s *parse.Sample) {
 		se.last = s.Time
 	}
 	se.drift.observe(false, s.Time, se)
+	if se.active[Stale] >= 0 {
+		se.clear(Stale, s.Time)
+	}
 	switch s.Kind {
 	case parse.KindDecode:
 		if s.Engine == parse.EngineVLLM {

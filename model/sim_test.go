@@ -229,3 +229,36 @@ func TestContextGrowthIsExpected(t *testing.T) {
 	}
 	t.Log(s.Explanation)
 }
+
+func TestStaleLiveOnly(t *testing.T) {
+	set := NewSet(Options{Live: true, StaleAfter: time.Minute})
+	p := parse.NewParser(parse.Options{})
+	var s parse.Sample
+	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
+	if p.Parse(line, &s) != parse.Matched {
+		t.Fatal(s.Why)
+	}
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
+	s.Time, s.Host, s.Unit = t0, []byte("h"), []byte("sglang.service")
+	se := set.Observe(&s)
+	for i := int64(1); i <= 5; i++ { // the unit keeps logging noise for five minutes
+		at := t0 + i*int64(time.Minute)
+		set.Seen([]byte("h"), []byte("sglang.service"), at)
+		set.Tick(at)
+	}
+	if !se.Active(Stale) {
+		t.Fatal("stale not raised after 5 silent minutes with the unit logging")
+	}
+	s.Time = t0 + 6*int64(time.Minute)
+	set.Observe(&s)
+	if se.Active(Stale) {
+		t.Fatal("stale not cleared by a new sample")
+	}
+	quiet := NewSet(Options{Live: true, StaleAfter: time.Minute})
+	s.Time = t0
+	q := quiet.Observe(&s)
+	quiet.Tick(t0 + 10*int64(time.Minute)) // the whole unit is quiet: idle, not stale
+	if q.Active(Stale) {
+		t.Fatal("stale raised for a unit that logs nothing at all")
+	}
+}

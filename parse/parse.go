@@ -64,7 +64,10 @@ func families(b []byte) uint8 {
 			break
 		}
 		i += j
-		fam |= colonFamily(b[:i])
+		if f := colonFamily(b[:i]); f != 0 {
+			fam |= f
+			break // one marker per record; classify looks for the rest
+		}
 	}
 	if fam == 0 {
 		fam = leadFamily(b)

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/parse"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the daemon's configuration file. Every key has a default (DefaultConfig), decoding is
+// strict (an unknown key is an error, not a silent no-op), and Validate names the offending key.
+// Flags override the file.
+type Config struct {
+	Journal   JournalConfig     `yaml:"journal"`
+	StateDir  string            `yaml:"state_dir"`
+	Listen    string            `yaml:"listen"`
+	WebConfig string            `yaml:"web_config_file"`
+	Push      PushConfig        `yaml:"push"`
+	Log       LogConfig         `yaml:"log"`
+	Timezone  string            `yaml:"timezone"`
+	Model     ModelConfig       `yaml:"model"`
+	Aliases   map[string]string `yaml:"aliases"`
+}
+
+// JournalConfig selects what to read.
+type JournalConfig struct {
+	Dir         string   `yaml:"dir"`
+	Units       []string `yaml:"units"`
+	Identifiers []string `yaml:"identifiers"`
+	Backend     string   `yaml:"backend"`
+	Since       string   `yaml:"since"`
+}
+
+// PushConfig configures the VictoriaMetrics push for fleets.
+type PushConfig struct {
+	URL      string            `yaml:"url"`
+	Interval time.Duration     `yaml:"interval"`
+	Labels   map[string]string `yaml:"labels"`
+}
+
+// LogConfig configures specwatch's own logging.
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// ModelConfig exposes the model's thresholds (model.Options); zero keeps the default.
+type ModelConfig struct {
+	MaxSeries           int           `yaml:"max_series"`
+	DecodeLogInterval   int           `yaml:"decode_log_interval"`
+	IdleFactor          float64       `yaml:"idle_factor"`
+	StuckSamples        int           `yaml:"stuck_samples"`
+	InconsistentSamples int           `yaml:"inconsistent_samples"`
+	DepthTolerance      float64       `yaml:"depth_tolerance"`
+	TPSTolerance        float64       `yaml:"tps_tolerance"`
+	Window              int           `yaml:"window"`
+	DropMinEffect       float64       `yaml:"drop_min_effect"`
+	RegressionMinEffect float64       `yaml:"regression_min_effect"`
+	CollapseRatio       float64       `yaml:"collapse_ratio"`
+	CollapseSamples     int           `yaml:"collapse_samples"`
+	StaleAfter          time.Duration `yaml:"stale_after"`
+	ForecastContexts    []int         `yaml:"forecast_contexts"`
+}
+
+// DefaultConfig is what specwatch does with no file and no flags.
+func DefaultConfig() Config {
+	return Config{
+		Journal:  JournalConfig{Backend: "auto"},
+		StateDir: "/var/lib/specwatch",
+		Listen:   ":9877",
+		Push:     PushConfig{Interval: 15 * time.Second},
+		Log:      LogConfig{Level: "info", Format: "auto"},
+		Timezone: "Local",
+	}
+}
+
+// LoadConfig reads path over the defaults.
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := decodeStrict(data, &cfg); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// decodeStrict decodes with unknown keys refused, and rewrites the YAML library's "line N:"
+// into the dotted key at that line, so an operator reads "model.window: cannot unmarshal …".
+func decodeStrict(data []byte, cfg *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(cfg)
+	if err == nil || errors.Is(err, io.EOF) { // an empty file is an empty config
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return err
+	}
+	keys := map[int]string{}
+	keyLines(&root, "", keys)
+	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		n, _ := strconv.Atoi(yamlLine.FindStringSubmatch(m)[1])
+		if k, ok := keys[n]; ok {
+			return k + " (line " + strconv.Itoa(n) + "): "
+		}
+		return m
+	})
+	return errors.New(msg)
+}
+
+// keyLines maps each line that holds a key or a value to its dotted key path.
+func keyLines(n *yaml.Node, prefix string, out map[int]string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			keyLines(c, prefix, out)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			path := k.Value
+			if prefix != "" {
+				path = prefix + "." + k.Value
+			}
+			out[k.Line] = path
+			if v.Line != k.Line {
+				out[v.Line] = path
+			}
+			keyLines(v, path, out)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", prefix, i)
+			out[c.Line] = p
+			keyLines(c, p, out)
+		}
+	}
+}
+
+// Validate checks values the types cannot, naming the key.
+func (c *Config) Validate() error {
+	var errs []string
+	bad := func(key, format string, args ...any) { errs = append(errs, key+": "+fmt.Sprintf(format, args...)) }
+	switch c.Journal.Backend {
+	case "auto", "sdjournal", "journalctl":
+	default:
+		bad("journal.backend", "%q: want auto, sdjournal or journalctl", c.Journal.Backend)
+	}
+	if c.Journal.Since != "" {
+		if _, err := parseWhen(c.Journal.Since, time.UTC); err != nil {
+			bad("journal.since", "%v", err)
+		}
+	}
+	if c.StateDir == "" {
+		bad("state_dir", "must not be empty (the cursor lives there)")
+	}
+	if c.Listen == "" {
+		bad("listen", "must not be empty")
+	}
+	if c.Push.URL != "" && !strings.HasPrefix(c.Push.URL, "http://") && !strings.HasPrefix(c.Push.URL, "https://") {
+		bad("push.url", "%q: want an http:// or https:// URL", c.Push.URL)
+	}
+	if c.Push.Interval < time.Second {
+		bad("push.interval", "%s: want at least 1s", c.Push.Interval)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q: want debug, info, warn or error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "auto", "json", "console", "journald":
+	default:
+		bad("log.format", "%q: want auto, json, console or journald", c.Log.Format)
+	}
+	if _, err := time.LoadLocation(c.Timezone); err != nil {
+		bad("timezone", "%q: %v", c.Timezone, err)
+	}
+	c.Model.validate(bad)
+	for k, v := range c.Aliases {
+		if _, err := aliasOf(v); err != nil {
+			bad("aliases."+k, "%v", err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
+	nonNeg := func(key string, v float64) {
+		if v < 0 || v > 1e9 {
+			bad("model."+key, "%g: want a value between 0 (default) and 1e9", v)
+		}
+	}
+	for key, v := range map[string]int{"max_series": m.MaxSeries, "decode_log_interval": m.DecodeLogInterval,
+		"stuck_samples": m.StuckSamples, "inconsistent_samples": m.InconsistentSamples, "window": m.Window,
+		"collapse_samples": m.CollapseSamples} {
+		nonNeg(key, float64(v))
+	}
+	for key, v := range map[string]float64{"idle_factor": m.IdleFactor, "depth_tolerance": m.DepthTolerance,
+		"tps_tolerance": m.TPSTolerance} {
+		nonNeg(key, v)
+	}
+	for key, v := range map[string]float64{"drop_min_effect": m.DropMinEffect, "regression_min_effect": m.RegressionMinEffect,
+		"collapse_ratio": m.CollapseRatio} {
+		if v < 0 || v >= 1 {
+			bad("model."+key, "%g: want a fraction in [0, 1)", v)
+		}
+	}
+	if m.IdleFactor != 0 && m.IdleFactor <= 1 {
+		bad("model.idle_factor", "%g: want > 1", m.IdleFactor)
+	}
+	if m.StaleAfter < 0 {
+		bad("model.stale_after", "%s: must not be negative", m.StaleAfter)
+	}
+	for i, c := range m.ForecastContexts {
+		if c <= 0 || c > 10_000_000 {
+			bad(fmt.Sprintf("model.forecast_contexts[%d]", i), "%d: want 1 to 10,000,000 tokens", c)
+		}
+	}
+}
+
+// aliasOf reads an alias target: a field name as in the report ("commit_len", "step_seconds",
+// "context", …), optionally with the unit the custom build prints: "step_seconds/ms".
+func aliasOf(v string) (parse.Alias, error) {
+	name, unit, _ := strings.Cut(v, "/")
+	f, ok := parse.FieldByName(name)
+	if !ok {
+		return parse.Alias{}, fmt.Errorf("%q: unknown field %q (see parse/field.go for names)", v, name)
+	}
+	scale := 1.0
+	switch unit {
+	case "", "s":
+	case "ms":
+		scale = 0.001
+	case "us":
+		scale = 0.000001
+	case "percent":
+		scale = 0.01
+	default:
+		return parse.Alias{}, fmt.Errorf("%q: unknown unit %q (want s, ms, us or percent)", v, unit)
+	}
+	return parse.Alias{Field: f, Scale: scale}, nil
+}
+
+// parseOptions turns the config's aliases into parse.Options.
+func (c *Config) parseOptions() parse.Options {
+	if len(c.Aliases) == 0 {
+		return parse.Options{}
+	}
+	m := make(map[string]parse.Alias, len(c.Aliases))
+	for k, v := range c.Aliases {
+		a, _ := aliasOf(v) // validated
+		m[k] = a
+	}
+	return parse.Options{Aliases: m}
+}
+
+// modelOptions maps the config onto model.Options (zero keeps the model's default).
+func (c *Config) modelOptions(live bool) model.Options {
+	m := c.Model
+	return model.Options{
+		Live: live, MaxSeries: m.MaxSeries, DecodeLogInterval: m.DecodeLogInterval, IdleFactor: m.IdleFactor,
+		StuckSamples: m.StuckSamples, InconsistentSamples: m.InconsistentSamples, DepthTolerance: m.DepthTolerance,
+		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
+		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
+		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts,
+	}
+}

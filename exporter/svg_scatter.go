@@ -1,0 +1,139 @@
+package exporter
+
+import (
+	"html/template"
+	"math"
+	"sort"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// recencyBins is how many shades the step-vs-context scatter uses for age. Points are grouped
+// by shade into one <g> each, so the colour is set once per group rather than per point, and
+// the newest group is drawn last (on top), where the eye looks for the current state.
+const recencyBins = 6
+
+// Plot sizes in CSS pixels at 1x. The time plots share width and margins so that anomaly spans
+// and the two time axes line up when read down a card.
+const (
+	halfW, wideW      = 580, 1180
+	plotLeft, plotRgt = 56, 18
+)
+
+// kvUnit reports whether the context axis is vLLM's KV cache usage in percent.
+func kvUnit(unit string) bool { return unit == "kv_percent" }
+
+// scatterSVG draws step time against context: the data the step model is fitted on, with the
+// fitted line over the data's range, points shaded by age (a drift shows as new points leaving
+// the line) and after-idle artefacts hollow, since the model ignores them.
+func scatterSVG(p *model.SeriesPlot, label string) drawn {
+	var xs, ys extent
+	var steps []float64
+	for i := range p.Points {
+		q := &p.Points[i]
+		if q.Idle || !finite(float64(q.Ctx)) || !(q.Step > 0) || !finite(float64(q.Step)) {
+			continue
+		}
+		xs.add(float64(q.Ctx))
+		steps = append(steps, 1000*float64(q.Step))
+	}
+	if len(steps) == 0 {
+		return drawn{}
+	}
+	ymax := robustMax(steps)
+	ys.add(0)
+	ys.add(ymax)
+	fit := p.FitOK && finite(p.FitA) && finite(p.FitB)
+	if fit {
+		ys.add(1000 * (p.FitA + p.FitB*xs.lo))
+		ys.add(1000 * (p.FitA + p.FitB*xs.hi))
+	}
+	f := newFrame(halfW, 340, plotLeft, plotRgt, 30, 42)
+	xt, x0, x1 := niceTicks(math.Min(0, xs.lo), xs.hi, 6)
+	yt, y0, y1 := niceTicks(ys.lo, ys.hi, 5)
+	f.setX(x0, x1)
+	f.setY(y0, y1)
+	var s svgBuf
+	f.open(&s, "scatter", "step time against context, "+label)
+	f.yAxis(&s, yt, "step time (ms)")
+	xTitle := "context (tokens)"
+	if kvUnit(p.ContextUnit) {
+		xTitle = "KV cache in use (%)"
+	}
+	f.xAxis(&s, xt, xTitle, true)
+
+	var bins [recencyBins]svgBuf
+	var idle svgBuf
+	var off polyline
+	var d drawn
+	t0, t1 := p.Points[0].T, p.Points[len(p.Points)-1].T
+	for i := range p.Points {
+		q := &p.Points[i]
+		x, y := float64(q.Ctx), 1000*float64(q.Step)
+		if !finite(x) || !finite(y) || y < 0 {
+			continue
+		}
+		px, py := f.x.at(x), f.y.at(y)
+		if py < f.y1() { // off the top: a marker on the edge, not a squashed axis
+			off.to(px, f.y1())
+			off.d.str("l3 6h-6z")
+			off.lift()
+			d.offScale++
+			continue
+		}
+		if q.Idle {
+			idle.circle(px, py, 2.5)
+			continue
+		}
+		bins[recencyBin(q.T, t0, t1)].circle(px, py, 2.2)
+	}
+	s.str(`<g class="idle">` + idle.b.String() + `</g>`)
+	for i := range bins {
+		if bins[i].b.Len() > 0 {
+			s.str(`<g class="rc` + string(rune('0'+i)) + `">` + bins[i].b.String() + `</g>`)
+		}
+	}
+	off.write(&s, "off")
+	if fit {
+		s.line(f.x.at(xs.lo), f.y.clamp(f.y.at(1000*(p.FitA+p.FitB*xs.lo))),
+			f.x.at(xs.hi), f.y.clamp(f.y.at(1000*(p.FitA+p.FitB*xs.hi))), "fit")
+	} else {
+		s.text(f.x1()-4, f.y1()+14, "note end", "no step model yet: not enough samples")
+	}
+	f.close(&s)
+	d.svg = s.html()
+	return d
+}
+
+// drawn is one rendered plot: empty svg means there was nothing to draw, and the page says
+// "not enough data yet" instead. offScale counts points drawn as markers on the top edge.
+type drawn struct {
+	svg      template.HTML
+	offScale int
+}
+
+// recencyBin maps a time to its age shade: 0 oldest … recencyBins-1 newest.
+func recencyBin(t, t0, t1 int64) int {
+	if t1 <= t0 {
+		return recencyBins - 1
+	}
+	b := int(float64(t-t0) / float64(t1-t0) * recencyBins)
+	return max(0, min(recencyBins-1, b))
+}
+
+// robustMax is the top of a y axis that a few wild samples should not flatten: the maximum,
+// unless it is more than twice the 99th percentile, then 1.25 × that percentile (the rest are
+// drawn as off-scale markers on the edge).
+func robustMax(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	hi := s[len(s)-1]
+	if len(s) < 20 {
+		return hi
+	}
+	p99 := s[(len(s)-1)*99/100]
+	if hi > 2*p99 {
+		return 1.25 * p99
+	}
+	return hi
+}

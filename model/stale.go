@@ -1,0 +1,48 @@
+package model
+
+import "time"
+
+// Stale detection is live-only: a series that stopped producing samples while its unit keeps
+// logging means the engine stopped printing statistics (a hang in the scheduler, a log level
+// change), which no offline report can tell from "the service was idle".
+
+// Seen records that host/unit logged an entry at t (Unix ns). Call it for every entry in live
+// mode; it allocates only the first time a unit is seen.
+func (m *Set) Seen(host, unit []byte, t int64) {
+	if m.units == nil {
+		m.units = make(map[string]int64)
+	}
+	m.ukey = append(append(append(m.ukey[:0], host...), 0), unit...)
+	if v, ok := m.units[string(m.ukey)]; ok { // lookups by string(bytes) do not allocate
+		if t > v {
+			m.units[string(m.ukey)] = t
+		}
+		return
+	}
+	if len(m.units) < 4*m.opts.MaxSeries {
+		m.units[string(m.ukey)] = t
+	}
+}
+
+// Tick raises stale for series silent for StaleAfter while their unit logged within the last
+// StaleAfter, and clears it when samples resume (clearing also happens on the next sample).
+func (m *Set) Tick(now int64) {
+	after := int64(m.opts.StaleAfter)
+	for _, se := range m.order {
+		if se.samples == 0 {
+			continue
+		}
+		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit]
+		silent := now-se.last > after
+		switch {
+		case silent && unitLast > se.last+after/2 && now-unitLast < after:
+			last := se.last
+			se.raise(Stale, now, func() string {
+				return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",
+					time.Duration(now-last).Round(time.Second), time.Unix(0, last).UTC().Format(time.DateTime))
+			})
+		case !silent:
+			se.clear(Stale, now)
+		}
+	}
+}
