@@ -103,3 +103,6 @@ func (se *Series) StepObserved() (step float64, seq int64) { return se.cur.step,
 
 // ID is the series' dense index in its Set.
 func (se *Series) ID() int { return se.id }
+
+// Labels are the series' labels.
+func (se *Series) Labels() Labels { return se.labels }

@@ -24,6 +24,7 @@ var commands = []command{
 	{"analyze", "analyze [--format text|json] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
 	{"demo", "demo: analyze the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
 	{"simulate", "simulate [--preset P] [--seed N] [--format F] [--lines N]: write a simulated engine log", runSimulate},
+	{"check-config", "check-config FILE: validate a config file", runCheckConfig},
 	{"version", "version: print the version", runVersion},
 }
 
