@@ -30,9 +30,9 @@ func (j *Journal) Rotate() {
 	}
 }
 
-// Vacuum deletes the oldest archived files until at most files of them remain, with
-// journald's own code (`journalctl -D DIR --vacuum-files=N`). The active file is never
-// deleted. A real retention policy deletes old files the same way, whether or not a reader
+// Vacuum deletes the oldest archived files until at most files files remain, the active one
+// counted, with journald's own code (`journalctl -D DIR --vacuum-files=N`). The active file
+// is never deleted. A real retention policy deletes old files the same way, whether or not a reader
 // has read them: tests decide when to call it.
 func (j *Journal) Vacuum(files int) {
 	j.tb.Helper()

@@ -1,0 +1,212 @@
+package exporter
+
+import (
+	"html/template"
+	"math"
+	"strconv"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// seriesView is one series' card.
+type seriesView struct {
+	Anchor, Name, Engine, Verdict, VerdictText, Span, Explanation string
+	Labels                                                        []labelKV
+	Figures                                                       []tile
+	Forecast                                                      []forecastRow
+	Anomalies                                                     []anomalyRow
+	Scatter, Attr, Commit, TPS                                    plotView
+	AttrRows                                                      []attrRow
+}
+
+type labelKV struct{ K, V string }
+
+// plotView is one figure: the SVG and its legend, or the reason there is no plot yet.
+type plotView struct {
+	Title, Empty string
+	SVG          template.HTML
+	Legend       []legendItem
+}
+
+type legendItem struct{ Class, Text string }
+
+type forecastRow struct{ Context, StepMS, TPS string }
+
+type attrRow struct{ Name, Baseline, Current, Change string }
+
+// verdicts are the values DESIGN.md defines; anything else is shown as given, but styled
+// neutrally (the class never comes from input).
+var verdicts = map[string]bool{"healthy": true, "expected": true, "degraded": true, "anomalous": true}
+
+const noData = "Not enough data yet: no decode samples recorded for this series."
+
+func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) seriesView {
+	kv := kvUnit(sr.ContextUnit)
+	v := seriesView{Anchor: anchor, Name: seriesName(sr.Labels), Engine: sr.Labels.Engine,
+		Verdict: "unknown", VerdictText: sr.Verdict, Explanation: sr.Explanation}
+	if verdicts[sr.Verdict] {
+		v.Verdict = sr.Verdict
+	}
+	if v.VerdictText == "" {
+		v.VerdictText = "no verdict"
+	}
+	for _, l := range []labelKV{{"host", sr.Labels.Host}, {"unit", sr.Labels.Unit}, {"rank", sr.Labels.Rank}} {
+		if l.V != "" {
+			v.Labels = append(v.Labels, l)
+		}
+	}
+	v.Span = "no samples yet"
+	if sr.Samples > 0 {
+		v.Span = thousands(sr.Samples) + " samples · " + fmtTime(sr.First) + " → " + fmtClock(sr.Last, sr.First) +
+			" · " + fmtDur(sr.Last.Sub(sr.First))
+	}
+	v.Figures = figures(sr, kv)
+	for _, f := range sr.Forecast {
+		v.Forecast = append(v.Forecast, forecastRow{Context: ctxShort(f.Context), StepMS: fixed(f.StepMS, 0), TPS: tps(f.TPS)})
+	}
+	for _, a := range sr.Anomalies {
+		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
+	}
+	v.Scatter = plotView{Title: "Step time vs context", Empty: noData}
+	v.Commit = plotView{Title: "Commit length over time", Empty: noData}
+	v.TPS = plotView{Title: "Decode throughput over time", Empty: noData}
+	v.Attr = plotView{Title: "Why throughput changed: best sustained window → latest",
+		Empty: "Not enough data yet: attribution needs a baseline and a current window of decode samples with a fitted step model."}
+	if a := attributionSVG(sr.Attribution, v.Name); a.svg != "" {
+		v.Attr.SVG = a.svg
+		v.AttrRows = attrRows(sr.Attribution, kv)
+	}
+	if p != nil && len(p.Points) > 0 {
+		plotSeries(&v, p, kv)
+	}
+	return v
+}
+
+// plotSeries fills the three data plots of a card from the series' recorded points.
+func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
+	sc := scatterSVG(p, v.Name)
+	if sc.svg != "" {
+		v.Scatter.SVG = sc.svg
+		v.Scatter.Legend = []legendItem{{"ramp", "decode samples, older → newer"}, {"idle", "after idle (not fitted)"}}
+		if p.FitOK {
+			v.Scatter.Legend = append(v.Scatter.Legend, legendItem{"fit", "fit " + stepModelText(1000*p.FitA, fitSlope(p.FitB, kv), kv)})
+		}
+		v.Scatter.Legend = offScaleLegend(v.Scatter.Legend, sc.offScale)
+	} else {
+		v.Scatter.Empty = "Not enough data yet: no decode samples with a step time."
+	}
+	spanLegend := severityLegend(p.Anomalies)
+	commit := trace{val: func(q *model.HistoryPoint) float64 { return float64(q.Commit) }, raw: "raw", smooth: "mean", includeDomain: true}
+	if c := timeSVG(p, v.Name, "commit", "commit length (tokens per step)", 190, []trace{commit}, false); c.svg != "" {
+		v.Commit.SVG = c.svg
+		v.Commit.Legend = append([]legendItem{{"raw", "per log line"}, {"mean", "rolling mean"}}, spanLegend...)
+	}
+	measured := trace{val: func(q *model.HistoryPoint) float64 { return float64(q.TPS) }, raw: "raw", smooth: "mean",
+		excludesIdle: true, includeDomain: true}
+	pred := trace{val: func(q *model.HistoryPoint) float64 { return float64(q.Pred) }, smooth: "pred", excludesIdle: true,
+		includeDomain: true}
+	if t := timeSVG(p, v.Name, "tps", "decode throughput (tok/s)", 220, []trace{measured, pred}, true); t.svg != "" {
+		v.TPS.SVG = t.svg
+		v.TPS.Legend = append([]legendItem{{"raw", "measured per log line"}, {"mean", "measured, rolling mean"},
+			{"pred", "predicted by the step model, rolling mean"}, {"idle", "after idle (artefact)"}}, spanLegend...)
+		v.TPS.Legend = offScaleLegend(v.TPS.Legend, t.offScale)
+	}
+}
+
+func offScaleLegend(l []legendItem, n int) []legendItem {
+	if n == 0 {
+		return l
+	}
+	return append(l, legendItem{"off", strconv.Itoa(n) + " off scale (drawn on the top edge)"})
+}
+
+// severityLegend names the span colours the plot actually uses, most severe first.
+func severityLegend(as []model.AnomalyJSON) []legendItem {
+	var out []legendItem
+	for _, sev := range []string{"critical", "warning", "info"} {
+		for _, a := range as {
+			if severityClass(a.Severity) == sev {
+				out = append(out, legendItem{"sp-" + sev, sev + " anomaly"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fitSlope converts the fit's b (seconds per context unit) to ms per 1k tokens or per 1 % KV.
+func fitSlope(b float64, kv bool) float64 {
+	if kv {
+		return 1000 * b
+	}
+	return 1e6 * b
+}
+
+// stepModelText is "33.5 ms + 19.86 ms per 1k tokens", or per 1 % KV cache for vLLM.
+func stepModelText(aMS, bMS float64, kv bool) string {
+	if kv {
+		return fixed(aMS, 1) + " ms + " + fixed(bMS, 3) + " ms per 1 % KV cache"
+	}
+	return fixed(aMS, 1) + " ms + " + fixed(bMS, 2) + " ms per 1k tokens"
+}
+
+// figures are the key numbers of a series, each "—" with a reason until there is data.
+func figures(sr *model.SeriesReport, kv bool) []tile {
+	out := make([]tile, 0, 3)
+	t := tile{Label: "tok/s, measured mean", Value: dash, Sub: "not enough data yet"}
+	if s := sr.TPS; s != nil {
+		t.Value, t.Sub = tps(s.MeasuredMean), "no prediction yet"
+		if s.PredictedMean > 0 {
+			t.Sub = "predicted " + tps(s.PredictedMean) + " · mean abs error " + fixed(100*s.MAPE, 1) + " %"
+		}
+	}
+	out = append(out, t)
+	t = tile{Label: "commit length, mean", Value: dash, Sub: "not enough data yet"}
+	if c := sr.CommitLen; c != nil {
+		t.Value = fixed(c.Mean, 2)
+		t.Sub = "p10 " + fixed(c.P10, 2) + " · p50 " + fixed(c.P50, 2) + " · p90 " + fixed(c.P90, 2) + " · last " + fixed(c.Last, 2)
+	}
+	out = append(out, t)
+	t = tile{Label: "step model  a + b·context", Value: dash, Sub: "not enough data yet"}
+	if m := sr.StepModel; m != nil {
+		b, ref := m.MSPer1kToken, m.RefMSPer1kToken
+		if kv {
+			b, ref = m.MSPerKVPercent, m.RefMSPerKVPercent
+		}
+		t.Value = stepModelText(m.FixedMS, b, kv)
+		t.Sub = "R² " + fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
+		if m.RefFixedMS != 0 || ref != 0 {
+			t.Sub += " · robust reference " + fixed(m.RefFixedMS, 1) + " + " + fixed(ref, 2)
+		}
+	}
+	return append(out, t)
+}
+
+// ctxShort is a forecast context as people say it: 4k, 32k, 128k (of 1024 tokens).
+func ctxShort(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return strconv.Itoa(n/1024) + "k"
+	}
+	return thousands(int64(n))
+}
+
+// attrRows compare the baseline and current windows of an attribution.
+func attrRows(a *model.AttributionJSON, kv bool) []attrRow {
+	b, c := a.Baseline, a.Current
+	ratio := func(x, y float64) string {
+		if !(x > 0) || !finite(y/x) {
+			return dash
+		}
+		return "×" + fixed(y/x, 2)
+	}
+	return []attrRow{
+		{"window", fmtClock(b.Start, c.Start) + " → " + fmtClock(b.End, c.Start), fmtClock(c.Start, c.Start) + " → " + fmtClock(c.End, c.Start), ""},
+		{"tok/s", tps(b.TPS), tps(c.TPS), ratio(b.TPS, c.TPS)},
+		{"context", ctxText(b.Context, kv), ctxText(c.Context, kv), ratio(b.Context, c.Context)},
+		{"commit length", fixed(b.CommitLen, 2), fixed(c.CommitLen, 2), ratio(b.CommitLen, c.CommitLen)},
+		{"step", fixed(b.StepMS, 1) + " ms", fixed(c.StepMS, 1) + " ms", ratio(b.StepMS, c.StepMS)},
+		{"running requests", fixed(b.Running, 1), fixed(c.Running, 1), ratio(b.Running, c.Running)},
+	}
+}
+
+var _ = math.Abs
