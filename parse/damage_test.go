@@ -92,3 +92,33 @@ func TestAliasesFromOptions(t *testing.T) {
 		t.Errorf("running %v", r)
 	}
 }
+
+func TestRules(t *testing.T) {
+	r, err := NewRule("mybuild", `spec stats: acc=(?P<commit_len>[0-9.]+) t=(?P<step_seconds>[0-9.]+)ms`, "", KindDecode,
+		map[string]float64{"step_seconds": 0.001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser(Options{Rules: []Rule{r}})
+	var s Sample
+	if got := p.Parse([]byte("[2026-11-20 09:00:01 TP3] spec stats: acc=3.25 t=88.0ms"), &s); got != Matched {
+		t.Fatalf("%v %s", got, s.Why)
+	}
+	if c, _ := s.Get(Commit); c != 3.25 || s.Value(StepSeconds) != 0.088 || string(s.Rank) != "TP3" || s.Engine != EngineSGLang {
+		t.Errorf("sample %+v", s)
+	}
+	if got := p.Parse([]byte("spec stats: acc=nan t=88.0ms"), &s); got != Ignored {
+		t.Errorf("non-matching value: %v", got) // the regexp itself refuses "nan"
+	}
+	if got := p.Parse([]byte("spec stats: acc=0.5 t=88.0ms"), &s); got != Malformed {
+		t.Errorf("commit below 1: %v", got)
+	}
+	if got := p.Parse([]byte("unrelated noise"), &s); got != Ignored {
+		t.Errorf("noise: %v", got)
+	}
+	for _, bad := range []string{`(`, `no groups`, `(?P<nonsense>\d+)`} {
+		if _, err := NewRule("x", bad, "", KindDecode, nil); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import "bytes"
 
 // Options extend the built-in formats.
 type Options struct {
-	// Aliases adds key=value names for custom builds (config: parse.aliases).
+	// Aliases adds key=value names for custom builds (config: aliases).
 	Aliases map[string]Alias
+	// Rules read shapes no built-in parser knows (config: rules).
+	Rules []Rule
 }
 
 // Parser parses lines. It holds only a scratch buffer (for lines whose ANSI codes must be
@@ -30,14 +32,29 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 	}
 	fam := families(line)
 	if fam == 0 {
-		return Ignored
+		return p.rules(line, s)
 	}
 	if hasANSI(line) {
 		p.scratch = stripANSI(p.scratch[:0], line)
 		line = p.scratch
 	}
 	line = trimSpace(line)
-	return p.classify(line, fam, s)
+	if r := p.classify(line, fam, s); r != Ignored || len(p.opts.Rules) == 0 {
+		return r
+	}
+	s.Reset()
+	return p.rules(line, s)
+}
+
+// rules tries the configured rules on a line the built-in parsers ignored.
+func (p *Parser) rules(line []byte, s *Sample) Result {
+	for i := range p.opts.Rules {
+		if r := p.opts.Rules[i].apply(line, s); r != Ignored {
+			return r
+		}
+		s.Reset()
+	}
+	return Ignored
 }
 
 // Families of markers, found by the first look at a line.

@@ -200,6 +200,11 @@ func (c *Config) Validate() error {
 			bad("aliases."+k, "%v", err)
 		}
 	}
+	for i, r := range c.Rules {
+		if _, err := r.compile(); err != nil {
+			bad(fmt.Sprintf("rules[%d]", i), "%v", err)
+		}
+	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
@@ -263,17 +268,44 @@ func aliasOf(v string) (parse.Alias, error) {
 	return parse.Alias{Field: f, Scale: scale}, nil
 }
 
-// parseOptions turns the config's aliases into parse.Options.
+// parseOptions turns the config's aliases and rules into parse.Options (validated already).
 func (c *Config) parseOptions() parse.Options {
-	if len(c.Aliases) == 0 {
-		return parse.Options{}
+	var o parse.Options
+	if len(c.Aliases) > 0 {
+		o.Aliases = make(map[string]parse.Alias, len(c.Aliases))
+		for k, v := range c.Aliases {
+			o.Aliases[k], _ = aliasOf(v)
+		}
 	}
-	m := make(map[string]parse.Alias, len(c.Aliases))
-	for k, v := range c.Aliases {
-		a, _ := aliasOf(v) // validated
-		m[k] = a
+	for _, r := range c.Rules {
+		if rule, err := r.compile(); err == nil {
+			o.Rules = append(o.Rules, rule)
+		}
 	}
-	return parse.Options{Aliases: m}
+	return o
+}
+
+func (r RuleConfig) compile() (parse.Rule, error) {
+	kind := parse.KindDecode
+	switch r.Kind {
+	case "", "decode":
+	case "spec":
+		kind = parse.KindSpec
+	default:
+		return parse.Rule{}, fmt.Errorf("kind %q: want decode or spec", r.Kind)
+	}
+	units := map[string]float64{}
+	for field, u := range r.Units {
+		a, err := aliasOf(field + "/" + u)
+		if err != nil {
+			return parse.Rule{}, fmt.Errorf("units.%s: %w", field, err)
+		}
+		units[field] = a.Scale
+	}
+	if r.Name == "" {
+		return parse.Rule{}, errors.New("name: must not be empty")
+	}
+	return parse.NewRule(r.Name, r.Match, r.Contains, kind, units)
 }
 
 // modelOptions maps the config onto model.Options (zero keeps the model's default).

@@ -32,6 +32,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},
 		{"model:\n  forecast_contexts: [4096, -1]\n", "model.forecast_contexts[1]"},
 		{"timezone: Mars/Olympus\n", "timezone"},
+		{"rules:\n  - name: x\n    match: '('\n", "rules[0]"},
+		{"rules:\n  - name: x\n    match: 'a=(?P<commit_len>[0-9.]+)'\n    units: {commit_len: parsecs}\n", "rules[0]"},
 	} {
 		_, err := LoadConfig(writeConfig(t, c.body))
 		if err == nil || !strings.Contains(err.Error(), c.key) {
