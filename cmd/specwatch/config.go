@@ -29,6 +29,17 @@ type Config struct {
 	Timezone  string            `yaml:"timezone"`
 	Model     ModelConfig       `yaml:"model"`
 	Aliases   map[string]string `yaml:"aliases"`
+	Rules     []RuleConfig      `yaml:"rules"`
+}
+
+// RuleConfig is a regular-expression rule for a log shape no built-in parser knows; its named
+// groups are field names (commit_len, step_seconds, context, running, gen_tps, …).
+type RuleConfig struct {
+	Name     string            `yaml:"name"`
+	Match    string            `yaml:"match"`
+	Contains string            `yaml:"contains"`
+	Kind     string            `yaml:"kind"`
+	Units    map[string]string `yaml:"units"`
 }
 
 // JournalConfig selects what to read.
