@@ -2,8 +2,8 @@ package exporter
 
 import (
 	"html/template"
-	"math"
 	"strconv"
+	"time"
 
 	"github.com/specwatch/specwatch/model"
 )
@@ -87,11 +87,15 @@ func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
 	sc := scatterSVG(p, v.Name)
 	if sc.svg != "" {
 		v.Scatter.SVG = sc.svg
-		v.Scatter.Legend = []legendItem{{"ramp", "decode samples, older → newer"}, {"idle", "after idle (not fitted)"}}
+		idle := "after idle (not fitted)"
+		if sc.idleOff > 0 {
+			idle = "after idle (not fitted; " + strconv.Itoa(sc.idleOff) + " above the plot)"
+		}
+		v.Scatter.Legend = []legendItem{{"ramp", "decode samples, older → newer"}, {"idle", idle}}
 		if p.FitOK {
 			v.Scatter.Legend = append(v.Scatter.Legend, legendItem{"fit", "fit " + stepModelText(1000*p.FitA, fitSlope(p.FitB, kv), kv)})
 		}
-		v.Scatter.Legend = offScaleLegend(v.Scatter.Legend, sc.offScale)
+		v.Scatter.Legend = offScaleLegend(v.Scatter.Legend, sc.offScale, "off")
 	} else {
 		v.Scatter.Empty = "Not enough data yet: no decode samples with a step time."
 	}
@@ -99,7 +103,7 @@ func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
 	commit := trace{val: func(q *model.HistoryPoint) float64 { return float64(q.Commit) }, raw: "raw", smooth: "mean", includeDomain: true}
 	if c := timeSVG(p, v.Name, "commit", "commit length (tokens per step)", 190, []trace{commit}, false); c.svg != "" {
 		v.Commit.SVG = c.svg
-		v.Commit.Legend = append([]legendItem{{"raw", "per log line"}, {"mean", "rolling mean"}}, spanLegend...)
+		v.Commit.Legend = offScaleLegend(append([]legendItem{{"raw", "per log line"}, {"mean", "rolling mean"}}, spanLegend...), c.offScale, "raw")
 	}
 	measured := trace{val: func(q *model.HistoryPoint) float64 { return float64(q.TPS) }, raw: "raw", smooth: "mean",
 		excludesIdle: true, includeDomain: true}
@@ -109,15 +113,17 @@ func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
 		v.TPS.SVG = t.svg
 		v.TPS.Legend = append([]legendItem{{"raw", "measured per log line"}, {"mean", "measured, rolling mean"},
 			{"pred", "predicted by the step model, rolling mean"}, {"idle", "after idle (artefact)"}}, spanLegend...)
-		v.TPS.Legend = offScaleLegend(v.TPS.Legend, t.offScale)
+		v.TPS.Legend = offScaleLegend(v.TPS.Legend, t.offScale, "raw")
 	}
 }
 
-func offScaleLegend(l []legendItem, n int) []legendItem {
+// offScaleLegend says how many points are drawn on the top edge rather than where they are,
+// so that a clipped axis never hides an outlier; class is the marker they are drawn with.
+func offScaleLegend(l []legendItem, n int, class string) []legendItem {
 	if n == 0 {
 		return l
 	}
-	return append(l, legendItem{"off", strconv.Itoa(n) + " off scale (drawn on the top edge)"})
+	return append(l, legendItem{class, strconv.Itoa(n) + " above the axis, drawn on its top edge"})
 }
 
 // severityLegend names the span colours the plot actually uses, most severe first.
@@ -157,7 +163,7 @@ func figures(sr *model.SeriesReport, kv bool) []tile {
 	if s := sr.TPS; s != nil {
 		t.Value, t.Sub = tps(s.MeasuredMean), "no prediction yet"
 		if s.PredictedMean > 0 {
-			t.Sub = "predicted " + tps(s.PredictedMean) + " · mean abs error " + fixed(100*s.MAPE, 1) + " %"
+			t.Sub = "predicted " + tps(s.PredictedMean) + " · mean abs error " + fixed(100*s.MAPE, 1) + "\u00a0%"
 		}
 	}
 	out = append(out, t)
@@ -167,14 +173,19 @@ func figures(sr *model.SeriesReport, kv bool) []tile {
 		t.Sub = "p10 " + fixed(c.P10, 2) + " · p50 " + fixed(c.P50, 2) + " · p90 " + fixed(c.P90, 2) + " · last " + fixed(c.Last, 2)
 	}
 	out = append(out, t)
-	t = tile{Label: "step model  a + b·context", Value: dash, Sub: "not enough data yet"}
+	t = tile{Label: "step model, a + b · context", Value: dash, Sub: "not enough data yet"}
 	if m := sr.StepModel; m != nil {
 		b, ref := m.MSPer1kToken, m.RefMSPer1kToken
 		if kv {
 			b, ref = m.MSPerKVPercent, m.RefMSPerKVPercent
 		}
-		t.Value = stepModelText(m.FixedMS, b, kv)
-		t.Sub = "R² " + fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
+		per := "per 1k tokens"
+		t.Value = fixed(m.FixedMS, 1) + " ms + " + fixed(b, 2) + " ms"
+		if kv {
+			per = "per 1 % KV cache"
+			t.Value = fixed(m.FixedMS, 1) + " ms + " + fixed(b, 3) + " ms"
+		}
+		t.Sub = "b " + per + " · R² " + fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
 		if m.RefFixedMS != 0 || ref != 0 {
 			t.Sub += " · robust reference " + fixed(m.RefFixedMS, 1) + " + " + fixed(ref, 2)
 		}
@@ -199,8 +210,10 @@ func attrRows(a *model.AttributionJSON, kv bool) []attrRow {
 		}
 		return "×" + fixed(y/x, 2)
 	}
+	// Clock times, with dates only when the windows are on different days.
+	dates := b.Start.UTC().Format(time.DateOnly) != c.End.UTC().Format(time.DateOnly)
 	return []attrRow{
-		{"window", fmtClock(b.Start, c.Start) + " → " + fmtClock(b.End, c.Start), fmtClock(c.Start, c.Start) + " → " + fmtClock(c.End, c.Start), ""},
+		{"window", windowText(b, dates), windowText(c, dates), ""},
 		{"tok/s", tps(b.TPS), tps(c.TPS), ratio(b.TPS, c.TPS)},
 		{"context", ctxText(b.Context, kv), ctxText(c.Context, kv), ratio(b.Context, c.Context)},
 		{"commit length", fixed(b.CommitLen, 2), fixed(c.CommitLen, 2), ratio(b.CommitLen, c.CommitLen)},
@@ -209,4 +222,15 @@ func attrRows(a *model.AttributionJSON, kv bool) []attrRow {
 	}
 }
 
-var _ = math.Abs
+// windowText is "10:05:18 → 10:10:42", or "Nov 20 17:40 → 17:42" when dates matter (a window
+// of minutes, so minutes are precise enough there).
+func windowText(w model.WindowJSON, dates bool) string {
+	a, b := w.Start.UTC(), w.End.UTC()
+	if !dates {
+		return a.Format(time.TimeOnly) + " → " + b.Format(time.TimeOnly)
+	}
+	if a.YearDay() == b.YearDay() && a.Year() == b.Year() {
+		return a.Format("Jan 2 15:04") + " → " + b.Format("15:04")
+	}
+	return a.Format("Jan 2 15:04") + " → " + b.Format("Jan 2 15:04")
+}

@@ -125,6 +125,35 @@ func (p *polyline) write(s *svgBuf, class string) {
 	s.str(`"/>`)
 }
 
+// dots draws many small markers as one <path> of zero-length segments with round caps
+// ("M x yh0"): a fifth of the bytes of <circle> elements and one DOM node for thousands of
+// samples, which keeps a day of data fast to lay out and paint.
+type dots struct {
+	d svgBuf
+	n int
+}
+
+func (p *dots) at(x, y float64) {
+	if !finite(x) || !finite(y) {
+		return
+	}
+	p.d.str("M")
+	p.d.num(x)
+	p.d.str(" ")
+	p.d.num(y)
+	p.d.str("h0")
+	p.n++
+}
+
+func (p *dots) write(s *svgBuf, class string) {
+	if p.n == 0 {
+		return
+	}
+	s.str(`<path class="` + class + `" d="`)
+	s.str(p.d.b.String())
+	s.str(`"/>`)
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // linear maps the data interval [d0, d1] onto the pixel interval [r0, r1]. An empty interval
@@ -234,6 +263,9 @@ func fmtTick(v, step float64) string {
 	}
 	s := strconv.FormatFloat(v, 'f', d, 64)
 	if v == 0 {
+		if suffix != "" {
+			return "0" // "0", not "0k": zero has no unit to scale
+		}
 		s = strconv.FormatFloat(0, 'f', d, 64)
 	}
 	if strings.HasPrefix(s, "-") {

@@ -28,17 +28,13 @@ func attrFactors(a *model.AttributionJSON) (fs []factor, total float64) {
 	return fs, total
 }
 
-// share is x's part of total in whole percent, or "" when the total is too small for shares to
+// shareText is x's part of total in whole percent, or "" when the total is too small for shares to
 // mean anything (opposite terms cancelling).
 func shareText(x, total float64) string {
 	if !finite(x) || !finite(total) || math.Abs(total) < 0.01 {
 		return ""
 	}
-	r := math.Round(100 * x / total)
-	if r == 0 {
-		r = 0 // no "-0 %"
-	}
-	return strconv.FormatFloat(r, 'f', 0, 64) + " %"
+	return fixed(100*x/total, 0) + "\u00a0%"
 }
 
 // attributionSVG draws the attribution as signed horizontal bars of log-ratio contributions
@@ -65,8 +61,10 @@ func attributionSVG(a *model.AttributionJSON, label string) drawn {
 		s.line(f.x.at(t.v), f.y0(), f.x.at(t.v), f.y1(), "grid")
 		s.text(f.x.at(t.v), f.y0()+17, "xt", t.label)
 	}
-	s.text(f.x0(), f.y0()+34, "atitle start", "← lowered tok/s · ln contribution · raised tok/s →")
-	s.text(f.x1()+12, f.y1()-10, "atitle start", "ln     ×factor   share")
+	s.text(f.x0(), f.y0()+34, "atitle start", "← lowered tok/s · log contribution · raised tok/s →")
+	s.text(f.x1()+44, f.y1()-8, "atitle end", "log ratio")
+	s.text(f.x1()+100, f.y1()-8, "atitle end", "factor")
+	s.text(f.x1()+160, f.y1()-8, "atitle end", "share")
 	for i, fc := range fs {
 		y := f.y1() + rowH*float64(i)
 		if fc.class == "tot" {

@@ -88,10 +88,13 @@ func timeTicks(t0, t1 int64, n int) []tick {
 		}
 	}
 	var out []tick
-	first := (t0/1e9 + step - 1) / step * step
-	if t0 < 0 {
-		first = t0 / 1e9 / step * step
+	// Ticks sit on multiples of the step since the epoch (a midnight, UTC); weeks start on a
+	// Monday (the epoch was a Thursday, 4 days after one).
+	var off int64
+	if step%(7*86400) == 0 {
+		off = 4 * 86400
 	}
+	first := ceilDiv(t0/1e9-off, step)*step + off
 	for sec := first; sec*1e9 <= t1; sec += step {
 		tm := time.Unix(sec, 0).UTC()
 		layout := "15:04"
@@ -104,4 +107,13 @@ func timeTicks(t0, t1 int64, n int) []tick {
 		out = append(out, tick{v: float64(sec * 1e9), label: tm.Format(layout)})
 	}
 	return out
+}
+
+// ceilDiv is ⌈a/b⌉ for b > 0, also for negative a (times before 1970).
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a > 0 {
+		q++
+	}
+	return q
 }

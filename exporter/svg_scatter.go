@@ -74,6 +74,10 @@ func scatterSVG(p *model.SeriesPlot, label string) drawn {
 			continue
 		}
 		px, py := f.x.at(x), f.y.at(y)
+		if py < f.y1() && q.Idle { // an artefact off the top: counted in the legend only
+			d.idleOff++
+			continue
+		}
 		if py < f.y1() { // off the top: a marker on the edge, not a squashed axis
 			off.to(px, f.y1())
 			off.d.str("l3 6h-6z")
@@ -106,10 +110,11 @@ func scatterSVG(p *model.SeriesPlot, label string) drawn {
 }
 
 // drawn is one rendered plot: empty svg means there was nothing to draw, and the page says
-// "not enough data yet" instead. offScale counts points drawn as markers on the top edge.
+// "not enough data yet" instead. offScale counts points drawn as markers on the top edge,
+// idleOff the after-idle artefacts above the plot, left out (their step time is the idle time).
 type drawn struct {
-	svg      template.HTML
-	offScale int
+	svg               template.HTML
+	offScale, idleOff int
 }
 
 // recencyBin maps a time to its age shade: 0 oldest … recencyBins-1 newest.
@@ -122,8 +127,8 @@ func recencyBin(t, t0, t1 int64) int {
 }
 
 // robustMax is the top of a y axis that a few wild samples should not flatten: the maximum,
-// unless it is more than twice the 99th percentile, then 1.25 × that percentile (the rest are
-// drawn as off-scale markers on the edge).
+// unless it is more than 1.2 × the 99th percentile, then that (the points above are drawn on
+// the top edge, and the legend counts them).
 func robustMax(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
@@ -131,9 +136,5 @@ func robustMax(v []float64) float64 {
 	if len(s) < 20 {
 		return hi
 	}
-	p99 := s[(len(s)-1)*99/100]
-	if hi > 2*p99 {
-		return 1.25 * p99
-	}
-	return hi
+	return math.Min(hi, 1.2*s[(len(s)-1)*99/100])
 }

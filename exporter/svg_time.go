@@ -8,9 +8,10 @@ import (
 	"github.com/specwatch/specwatch/model"
 )
 
-// trace is one quantity drawn over time: its raw per-line values as a thin line, and a rolling
-// mean as a bold one. Per-line commit length and tok/s jump around with the batch; the eye
-// needs the mean to see a level shift, and the raw line to see that it is real.
+// trace is one quantity drawn over time: its raw per-line values as dots, and a rolling mean as
+// a line. Per-line commit length and tok/s jump around with each request and the engine logs
+// nothing between requests; the eye needs the mean to see a level shift, and the dots to see
+// that it is real (a line through sparse samples would invent values in the gaps).
 type trace struct {
 	val           func(*model.HistoryPoint) float64 // NaN: no value at this point
 	raw, smooth   string                            // path classes; "" draws nothing
@@ -40,7 +41,7 @@ func timeSVG(p *model.SeriesPlot, label, class, yTitle string, h float64, traces
 	f := newFrame(wideW, h, plotLeft, plotRgt, 30, 40)
 	f.setX(float64(t0), float64(t1))
 	yt, y0, y1 := niceTicks(0, robustMax(ys), 4)
-	f.setY(y0, y1)
+	f.y = linear{y0, y1, f.y0(), f.y1() + 14} // headroom for the anomaly labels
 	var s svgBuf
 	f.open(&s, class, yTitle+" over time, "+label)
 	f.yAxis(&s, yt, yTitle)
@@ -48,48 +49,52 @@ func timeSVG(p *model.SeriesPlot, label, class, yTitle string, h float64, traces
 	spans(&s, &f, p.Anomalies, t1)
 
 	gap := gapThreshold(pts)
-	win := max((t1-t0)/100, int64(time.Minute))
+	win := max((t1-t0)/40, int64(2*time.Minute))
 	var d drawn
-	for _, tr := range traces {
-		var raw polyline
-		var ts []int64
-		var vs []float64
-		var prev int64
-		started := false
+	// Raw dots first, then the means in reverse, so the first trace's mean ends on top: the
+	// predicted tok/s is a wide pale band under the measured line, which reads as "inside
+	// the model's expectation" where they agree.
+	ts, vs := make([][]int64, len(traces)), make([][]float64, len(traces))
+	for k, tr := range traces {
+		var raw dots
 		for i := range pts {
 			q := &pts[i]
 			v := tr.val(q)
 			if !finite(v) || (q.Idle && tr.excludesIdle) {
 				continue
 			}
-			if started && q.T-prev > gap {
-				raw.lift()
+			y := f.y.at(v)
+			if y < f.y.r1 && tr.raw != "" {
+				d.offScale++
 			}
-			prev, started = q.T, true
-			raw.to(f.x.at(float64(q.T)), f.y.clamp(f.y.at(v)))
-			ts, vs = append(ts, q.T), append(vs, v)
+			raw.at(f.x.at(float64(q.T)), f.y.clamp(y))
+			ts[k], vs[k] = append(ts[k], q.T), append(vs[k], v)
 		}
 		if tr.raw != "" {
 			raw.write(&s, tr.raw)
 		}
-		if tr.smooth != "" {
-			var sm polyline
-			m := rolling(ts, vs, win, gap)
-			for i := range m {
-				if i > 0 && ts[i]-ts[i-1] > gap {
-					sm.lift()
-				}
-				sm.to(f.x.at(float64(ts[i])), f.y.clamp(f.y.at(m[i])))
-			}
-			sm.write(&s, tr.smooth)
+	}
+	for k := len(traces) - 1; k >= 0; k-- {
+		if traces[k].smooth == "" {
+			continue
 		}
+		var sm polyline
+		t := ts[k]
+		m := rolling(t, vs[k], win, max(gap, win))
+		for i := range m {
+			if i > 0 && t[i]-t[i-1] > max(gap, win) {
+				sm.lift()
+			}
+			sm.to(f.x.at(float64(t[i])), f.y.clamp(f.y.at(m[i])))
+		}
+		sm.write(&s, traces[k].smooth)
 	}
 	if idleDots {
 		s.str(`<g class="idle">`)
 		for i := range pts {
 			if v := traces[0].val(&pts[i]); pts[i].Idle && finite(v) {
 				y := f.y.at(v)
-				if y < f.y1() {
+				if y < f.y.r1 {
 					d.offScale++
 				}
 				s.circle(f.x.at(float64(pts[i].T)), f.y.clamp(y), 2.5)
@@ -156,7 +161,8 @@ func severityClass(sev string) string {
 }
 
 // gapThreshold is the silence after which a line is broken rather than drawn across: eight
-// typical intervals, and at least two minutes (an engine logs nothing while idle).
+// typical intervals, and at least two minutes (an engine logs nothing while idle). The rolling
+// mean bridges gaps narrower than its window, since its window still holds data there.
 func gapThreshold(pts []model.HistoryPoint) int64 {
 	if len(pts) < 2 {
 		return math.MaxInt64

@@ -104,3 +104,11 @@ func (m *Set) Report() Report {
 	}
 	return r
 }
+
+// Reconfigure applies new thresholds to every series: they read them at each evaluation, so a
+// SIGHUP takes effect at once. (Sequential tests keep the allowance and threshold they were
+// built with; the series cap and half-lives apply to series created afterwards.)
+func (m *Set) Reconfigure(opts Options) {
+	opts.setDefaults()
+	m.opts = opts
+}

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 build_pkgs=(gcc pkg-config)
-test_pkgs=(systemd-journal-remote)
+test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace)
 
 need_go
 apt_install "${build_pkgs[@]}"

@@ -21,6 +21,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"run", "run [--config FILE] [--unit U]... [--journal-dir DIR] [--listen ADDR] ...: the daemon", runRun},
 	{"analyze", "analyze [--format text|json] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
 	{"demo", "demo: analyze the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
 	{"simulate", "simulate [--preset P] [--seed N] [--format F] [--lines N]: write a simulated engine log", runSimulate},

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
@@ -25,7 +24,7 @@ type journalSource interface {
 // cursorSink persists how far the pipeline got. Mark is called after an entry's effects are in
 // the model; Flush makes the latest mark durable (at most every second, and on shutdown).
 type cursorSink interface {
-	Mark(cursor string)
+	Mark(cursor []byte)
 	Flush() error
 }
 
@@ -34,12 +33,12 @@ type stepObserver interface {
 	ObserveStep(seriesID int, labels model.Labels, seconds float64)
 }
 
-// pipeline is ingest → parse → model for the daemon. The model is guarded by mu: the pipeline
-// holds it per entry (microseconds), readers (scrapes, the API) hold it only to copy.
+// pipeline is ingest → parse → model for the daemon. The model is guarded by locked.Mu: the
+// pipeline holds it per entry (microseconds); readers (scrapes, the API, the page) hold it
+// only to copy.
 type pipeline struct {
-	mu     sync.Mutex
-	set    *model.Set
-	parser *parse.Parser
+	locked *exporter.Locked
+	parser *atomic.Pointer[parse.Parser] // swapped by SIGHUP reloads
 	stream *parse.Stream
 	steps  stepObserver
 	log    zerolog.Logger
@@ -49,13 +48,8 @@ type pipeline struct {
 	sample  parse.Sample
 	stepSeq []int64 // per series ID: the last step sequence fed to the histogram
 
-	lastEntry  atomic.Int64 // Unix µs of the latest entry read
-	caughtUp   atomic.Bool
-	flushFails atomic.Int64
-}
-
-func newPipeline(set *model.Set, parser *parse.Parser, stream *parse.Stream, steps stepObserver, log zerolog.Logger, now func() time.Time) *pipeline {
-	return &pipeline{set: set, parser: parser, stream: stream, steps: steps, log: log, now: now}
+	caughtUp   bool
+	flushFails int64
 }
 
 // tickEvery paces live-only housekeeping (stale detection).
@@ -73,12 +67,11 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 		if ok {
 			p.apply(&p.entry)
 			if len(p.entry.Cursor) > 0 {
-				cur.Mark(string(p.entry.Cursor))
+				cur.Mark(p.entry.Cursor)
 				dirty = true
 			}
-		} else if !p.caughtUp.Load() {
-			p.caughtUp.Store(true)
-			p.log.Info().Msg("caught up with the journal")
+		} else {
+			p.atTail()
 		}
 		now := p.now()
 		if dirty && now.Sub(lastFlush) >= time.Second {
@@ -86,9 +79,9 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 			lastFlush, dirty = now, false
 		}
 		if now.Sub(lastTick) >= tickEvery {
-			p.mu.Lock()
-			p.set.Tick(now.UnixNano())
-			p.mu.Unlock()
+			p.locked.Mu.Lock()
+			p.locked.Set.Tick(now.UnixNano())
+			p.locked.Mu.Unlock()
 			lastTick = now
 		}
 	}
@@ -100,37 +93,55 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 // at the next flush, never fatal: losing the cursor costs re-reading, not correctness.
 func (p *pipeline) flush(cur cursorSink) {
 	if err := cur.Flush(); err != nil {
-		if p.flushFails.Add(1) == 1 || p.flushFails.Load()%60 == 0 {
-			p.log.Warn().Err(err).Int64("failures", p.flushFails.Load()).Msg("cannot save the journal cursor; will retry")
+		p.flushFails++
+		p.locked.Mu.Lock()
+		p.locked.CursorSaveFailures++
+		p.locked.Mu.Unlock()
+		if p.flushFails == 1 || p.flushFails%60 == 0 {
+			p.log.Warn().Err(err).Int64("failures", p.flushFails).Msg("cannot save the journal cursor; will retry")
 		}
 		return
 	}
-	if n := p.flushFails.Load(); n > 0 {
-		p.log.Info().Int64("after_failures", n).Msg("journal cursor saved again")
-		p.flushFails.Store(0)
+	if p.flushFails > 0 {
+		p.log.Info().Int64("after_failures", p.flushFails).Msg("journal cursor saved again")
+		p.flushFails = 0
+	}
+}
+
+// atTail records that the reader has nothing more right now: the figures describe the present.
+func (p *pipeline) atTail() {
+	p.locked.Mu.Lock()
+	p.locked.AtTail, p.locked.CaughtUp = true, true
+	p.locked.Mu.Unlock()
+	if !p.caughtUp {
+		p.caughtUp = true
+		p.log.Info().Msg("caught up with the journal")
 	}
 }
 
 // apply puts one entry's effects into the model.
 func (p *pipeline) apply(e *ingest.Entry) {
-	p.lastEntry.Store(e.Time)
 	s := &p.sample
-	r := p.parser.Parse(e.Message, s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.set.Count(r)
+	r := p.parser.Load().Parse(e.Message, s)
+	l := p.locked
+	l.Mu.Lock()
+	defer l.Mu.Unlock()
+	l.AtTail = false
+	set := l.Set
+	set.Count(r)
 	if e.Time != 0 {
-		p.set.Seen(e.Host, e.Unit, e.Time*1000)
+		l.LastEntry = time.UnixMicro(e.Time)
+		set.Seen(e.Host, e.Unit, e.Time*1000)
 	}
 	if r == parse.Ignored {
 		return
 	}
 	p.stream.Resolve(e.Time, e.Host, e.Unit, s)
 	if r == parse.Malformed {
-		p.set.ObserveMalformed(s)
+		set.ObserveMalformed(s)
 		return
 	}
-	se := p.set.Observe(s)
+	se := set.Observe(s)
 	if se == nil || p.steps == nil {
 		return
 	}
@@ -146,14 +157,3 @@ func (p *pipeline) apply(e *ingest.Entry) {
 		}
 	}
 }
-
-// lagSeconds is now minus the time of the latest entry read (0 before the first).
-func (p *pipeline) lagSeconds() float64 {
-	t := p.lastEntry.Load()
-	if t == 0 {
-		return 0
-	}
-	return p.now().Sub(time.UnixMicro(t)).Seconds()
-}
-
-var errNoJournal = errors.New("no journal backend")

@@ -22,11 +22,15 @@ func (j *Journal) Sync() {
 }
 
 // Rotate makes journald archive its active file and start a new one, and returns when done
-// (io.systemd.Journal.Rotate, what `journalctl --rotate` calls).
+// (io.systemd.Journal.Rotate, what `journalctl --rotate` calls). It synchronizes first:
+// journald may serve the rotate request before datagrams already queued in its socket, and
+// tests expect everything sent before Rotate to be in the archived file.
 func (j *Journal) Rotate() {
 	j.tb.Helper()
-	if err := j.call("io.systemd.Journal.Rotate"); err != nil {
-		j.tb.Fatal(err)
+	for _, m := range []string{"io.systemd.Journal.Synchronize", "io.systemd.Journal.Rotate"} {
+		if err := j.call(m); err != nil {
+			j.tb.Fatal(err)
+		}
 	}
 }
 

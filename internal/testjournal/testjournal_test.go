@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // exported reads dir with journalctl -o export and returns each entry's fields (binary
@@ -40,26 +42,14 @@ func exported(t *testing.T, dir string, match ...string) []map[string]string {
 			continue
 		}
 		var n [8]byte
-		r.Read(n[:])
+		io.ReadFull(r, n[:])
 		v := make([]byte, binary.LittleEndian.Uint64(n[:])+1)
-		if _, err := io_ReadFull(r, v); err != nil {
+		if _, err := io.ReadFull(r, v); err != nil {
 			t.Fatal(err)
 		}
 		cur[string(line)] = string(v[:len(v)-1])
 	}
 	return entries
-}
-
-func io_ReadFull(r *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := r.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func TestJournaldWriteUnitsAndBinary(t *testing.T) {
@@ -104,6 +94,16 @@ func TestJournaldRotateVacuumKillRestart(t *testing.T) {
 	if es := exported(t, j.Dir(), "SYSLOG_IDENTIFIER=a"); len(es) != 2 || es[0]["MESSAGE"] != "2" {
 		t.Fatalf("after vacuum: %v", es)
 	}
+	// Synchronize leaves the file offline; one more entry puts it online again, and a
+	// journald killed then leaves it dirty. Poll journalctl until the entry is in the file.
+	j.Write("a.service", "a", []byte("3b"))
+	deadline := time.Now().Add(10 * time.Second)
+	for len(exported(t, j.Dir(), "SYSLOG_IDENTIFIER=a")) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("entry 3b never reached the file")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	pid := j.proc.Process.Pid
 	j.Kill()
 	if err := j.Send("a.service", "a", []byte("lost")); err == nil {
@@ -120,7 +120,7 @@ func TestJournaldRotateVacuumKillRestart(t *testing.T) {
 	for _, e := range es {
 		got = append(got, e["MESSAGE"])
 	}
-	if strings.Join(got, ",") != "2,3,4" {
+	if strings.Join(got, ",") != "2,3,3b,4" {
 		t.Fatalf("messages after kill and restart: %v", got)
 	}
 	var dirty bool

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"reflect"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// runRun is the daemon: follow the journal exactly once, forever.
+func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), errUsage)
+	}
+	f.set = setFlags(fs)
+	cfg, err := f.load()
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg.Log.Level, cfg.Log.Format, stderr)
+	if err != nil {
+		return err
+	}
+	loc, _ := time.LoadLocation(cfg.Timezone) // validated
+	since, _ := parseWhen(cfg.Journal.Since, loc)
+	backend, err := ingest.ParseBackend(cfg.Journal.Backend)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return fmt.Errorf("state dir %s: %w", cfg.StateDir, err)
+	}
+	store := ingest.NewCursorStore(cfg.StateDir)
+	cursor, err := store.Load()
+	if err != nil {
+		log.Warn().Err(err).Msg("cannot read the saved cursor; starting at the tail")
+		cursor = ""
+	}
+	d, err := newDaemon(cfg, log, true, "specwatch")
+	if err != nil {
+		return err
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go d.reloadLoop(ctx, hup, &f)
+	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
+		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
+	return d.serve(ctx, func(ctx context.Context) error {
+		// The journal handle belongs to this goroutine (sdjournal locks it to its thread).
+		src, err := ingest.OpenJournal(ingest.JournalOptions{
+			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
+			Since: since, Cursor: cursor, Backend: backend,
+			Warn: func(msg string) { log.Warn().Msg(msg) },
+		})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		return d.pipeline(loc, time.Now().Year()).run(ctx, src, store)
+	})
+}
+
+// reloadLoop applies SIGHUP: re-read the file and flags, validate, and on success switch the
+// parts that can change live (log level, aliases and rules, model thresholds); on failure keep
+// everything as it was and say why. Journal matches, listen address, state directory and push
+// target need a restart, and the log says so.
+func (d *daemon) reloadLoop(ctx context.Context, hup <-chan os.Signal, f *runFlags) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		cfg, err := f.load()
+		if err != nil {
+			d.log.Error().Err(err).Msg("config reload failed; keeping the running configuration")
+			d.reloaded(false)
+			continue
+		}
+		if lvl, err := zerolog.ParseLevel(cfg.Log.Level); err == nil {
+			d.log = d.log.Level(lvl)
+		}
+		d.parser.Store(parse.NewParser(cfg.parseOptions()))
+		d.locked.Mu.Lock()
+		d.locked.Set.Reconfigure(cfg.modelOptions(true))
+		d.locked.Mu.Unlock()
+		if !reflect.DeepEqual(cfg.Journal, d.cfg.Journal) || cfg.Listen != d.cfg.Listen || cfg.StateDir != d.cfg.StateDir ||
+			cfg.Push.URL != d.cfg.Push.URL {
+			d.log.Warn().Msg("journal, listen, state_dir and push settings changed: they take effect at the next restart")
+		}
+		d.cfg = cfg
+		d.reloaded(true)
+		d.log.Info().Msg("configuration reloaded")
+	}
+}

@@ -1,0 +1,129 @@
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testVersion = "0.0.0~deploytest"
+
+// TestDebianPackage builds the package with scripts/package.sh, installs it with dpkg on this
+// (throwaway CI) machine, checks what it installed, and purges it at cleanup. It runs only as
+// root, without a specwatch package already installed, and — unless SPECWATCH_DPKG_TEST=1 —
+// only where systemd is not running (so installing starts nothing).
+func TestDebianPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and installs the Debian package")
+	}
+	t.Parallel()
+	dpkg := needTool(t, "dpkg", "dpkg")
+	needTool(t, "dpkg-deb", "dpkg")
+	if os.Geteuid() != 0 {
+		t.Skip("SKIP: installing a package needs root")
+	}
+	if _, err := os.Stat("/run/systemd/system"); err == nil && os.Getenv("SPECWATCH_DPKG_TEST") != "1" {
+		t.Skip("SKIP: systemd is running here, and installing would start specwatch; SPECWATCH_DPKG_TEST=1 runs it anyway")
+	}
+	if r := runCmd(t, time.Minute, "", nil, "dpkg-query", "-W", "-f=${Status}", "specwatch"); strings.Contains(r.stdout, "installed") {
+		t.Skipf("SKIP: a specwatch package is installed already (%s); not replacing it", r.stdout)
+	}
+
+	// Build, with the same go build flags (and so the same cache) as buildSpecwatch.
+	root := repoRoot(t)
+	dist := t.TempDir()
+	start := time.Now()
+	r := runCmd(t, 8*time.Minute, root, []string{"VERSION=" + testVersion, "DIST=" + dist}, filepath.Join(root, "scripts", "package.sh"))
+	if r.err != nil || r.code != 0 {
+		t.Fatalf("scripts/package.sh: exit %d %v\n%s", r.code, r.err, r.output())
+	}
+	deb := filepath.Join(dist, "specwatch_"+testVersion+"_amd64.deb")
+	if strings.TrimSpace(r.stdout) != deb {
+		t.Errorf("package.sh printed %q, want %q", r.stdout, deb)
+	}
+	t.Logf("scripts/package.sh built %s in %s", filepath.Base(deb), time.Since(start).Round(time.Second))
+
+	info := runCmd(t, time.Minute, "", nil, "dpkg-deb", "--info", deb)
+	for _, want := range []string{"Package: specwatch", "Version: " + testVersion, "Architecture: amd64", "Depends: libsystemd0"} {
+		if !strings.Contains(info.stdout, want) {
+			t.Errorf("dpkg-deb --info lacks %q:\n%s", want, info.output())
+		}
+	}
+	ctrl := filepath.Join(t.TempDir(), "DEBIAN")
+	if r := runCmd(t, time.Minute, "", nil, "dpkg-deb", "--control", deb, ctrl); r.code != 0 {
+		t.Fatalf("dpkg-deb --control: %s", r.output())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ctrl, "conffiles")); strings.TrimSpace(string(b)) != "/etc/specwatch/specwatch.yaml" {
+		t.Errorf("conffiles %q, want /etc/specwatch/specwatch.yaml", b)
+	}
+	for _, s := range []string{"postinst", "prerm", "postrm"} {
+		if fi, err := os.Stat(filepath.Join(ctrl, s)); err != nil || fi.Mode().Perm()&0o100 == 0 {
+			t.Errorf("maintainer script %s: %v", s, err)
+		}
+	}
+
+	// Install, and purge at the end whatever happens.
+	t.Cleanup(func() {
+		r := runCmd(t, 2*time.Minute, "", nil, dpkg, "--purge", "specwatch")
+		if r.err != nil || r.code != 0 {
+			t.Errorf("dpkg --purge specwatch: exit %d %v\n%s", r.code, r.err, r.output())
+		}
+		for _, p := range []string{"/usr/bin/specwatch", "/etc/specwatch/specwatch.yaml", "/lib/systemd/system/specwatch.service"} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s left after purge", p)
+			}
+		}
+	})
+	r = runCmd(t, 2*time.Minute, "", []string{"DEBIAN_FRONTEND=noninteractive"}, dpkg, "-i", deb)
+	if r.err != nil || r.code != 0 {
+		t.Fatalf("dpkg -i: exit %d %v\n%s", r.code, r.err, r.output())
+	}
+
+	// Every file is where the brief says, and identical to the source.
+	for dst, src := range map[string]string{
+		"/lib/systemd/system/specwatch.service":                   "deploy/specwatch.service",
+		"/etc/specwatch/specwatch.yaml":                           "deploy/specwatch.yaml",
+		"/usr/share/specwatch/prometheus/specwatch-alerts.yml":    "deploy/prometheus/specwatch-alerts.yml",
+		"/usr/share/specwatch/prometheus/specwatch-recording.yml": "deploy/prometheus/specwatch-recording.yml",
+		"/usr/share/specwatch/grafana/specwatch-fleet.json":       "deploy/grafana/specwatch-fleet.json",
+		"/usr/share/specwatch/grafana/specwatch-series.json":      "deploy/grafana/specwatch-series.json",
+		"/usr/share/doc/specwatch/runbook.md":                     "docs/runbook.md",
+	} {
+		got, err := os.ReadFile(dst)
+		if err != nil {
+			t.Errorf("not installed: %v", err)
+			continue
+		}
+		want, _ := os.ReadFile(filepath.Join(root, src))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s", dst, src)
+		}
+	}
+	if fi, err := os.Stat("/usr/bin/specwatch"); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("/usr/bin/specwatch: %v %v", fi, err)
+	}
+
+	r = runCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "version")
+	if r.code != 0 || !strings.Contains(r.stdout, "specwatch "+testVersion) {
+		t.Errorf("specwatch version: exit %d: %s", r.code, r.output())
+	}
+	t.Logf("installed: %s", strings.TrimSpace(r.stdout))
+	r = runCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "check-config", "/etc/specwatch/specwatch.yaml")
+	if r.code != 0 || !strings.Contains(r.stdout, "OK") {
+		t.Errorf("specwatch check-config of the installed config: exit %d: %s", r.code, r.output())
+	}
+	if sa, err := execLookPath("systemd-analyze"); err == nil {
+		r = runCmd(t, time.Minute, "", nil, sa, "verify", "--man=no", "/lib/systemd/system/specwatch.service")
+		if r.err != nil || r.code != 0 || r.output() != "" {
+			t.Errorf("systemd-analyze verify /lib/systemd/system/specwatch.service: exit %d %v\n%s", r.code, r.err, r.output())
+		}
+	} else {
+		t.Log("systemd-analyze missing: unit not verified after install")
+	}
+	if _, err := os.Lstat("/etc/systemd/system/multi-user.target.wants/specwatch.service"); err != nil {
+		t.Errorf("the unit was not enabled by postinst: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package exporter
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// seriesLabels are DESIGN.md's labels of every per-series metric, in this order.
+var seriesLabels = []string{"host", "unit", "engine", "rank"}
+
+// descs are the descriptors of everything the collector emits. Names, labels and types are
+// public interface (DESIGN.md "Metrics"): dashboards and alert rules use them.
+type descs struct {
+	commit, acceptRate, depth, context, running, step, tps *prometheus.Desc
+	fitA, fitB, predTPS, forecast, attribution             *prometheus.Desc
+	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
+	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
+}
+
+func newDescs() *descs {
+	per := func(name, help string, extra ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, append(append([]string(nil), seriesLabels...), extra...), nil)
+	}
+	return &descs{
+		commit: per("specwatch_commit_length",
+			"Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample."),
+		acceptRate: per("specwatch_accept_rate",
+			"Draft acceptance rate as the engine logs it, as a ratio (0-1), latest sample."),
+		depth: per("specwatch_accepted_depth",
+			"Mean accepted draft depth (avg_accepted_depth), latest sample."),
+		context: per("specwatch_context_tokens",
+			"Context of the latest decode point: tokens held in the KV cache (SGLang #token). For engine=\"vllm\" series it is KV cache usage in percent, the only context figure vLLM logs."),
+		running: per("specwatch_running_requests",
+			"Requests in the decode batch at the latest decode point."),
+		step: per("specwatch_step_seconds",
+			"Duration of one decode step at the latest decode point, as logged or derived as commit length x running requests / generation tok/s."),
+		tps: per("specwatch_generation_tokens_per_second",
+			"Decode throughput of the whole batch at the latest decode point, as logged or derived from the step time."),
+		fitA: per("specwatch_model_step_fixed_seconds",
+			"Intercept a of the rolling fit step = a + b*context: the step time at zero context."),
+		fitB: per("specwatch_model_step_seconds_per_context_token",
+			"Slope b of the rolling fit step = a + b*context: seconds added to a step per context token. For engine=\"vllm\" series, per percent of KV cache usage."),
+		predTPS: per("specwatch_model_tokens_per_second",
+			"Batch throughput the fitted step model predicts at the current context, commit length and running requests."),
+		forecast: per("specwatch_model_tokens_per_second_at_context",
+			"Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.",
+			"context"),
+		attribution: per("specwatch_throughput_attribution_log_ratio",
+			"Attribution of ln(current/baseline per-request tok/s) to acceptance, context and residual (slower than the step model explains); the three factors add up to the log ratio.",
+			"factor"),
+		anomalyActive: per("specwatch_anomaly_active",
+			"1 while an anomaly episode of this kind is open on the series, else 0; every kind of the fixed vocabulary is always exported.",
+			"kind"),
+		lastSample: per("specwatch_last_sample_timestamp_seconds",
+			"Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock)."),
+		samples: per("specwatch_samples_total",
+			"Samples applied to the series, by line kind (decode, spec, prefill, event).",
+			"kind"),
+		anomalies: per("specwatch_anomalies_total",
+			"Anomaly episodes raised on the series, by kind.",
+			"kind"),
+		journalLag: prometheus.NewDesc("specwatch_journal_lag_seconds",
+			"How far ingestion is behind the journal: 0 while the reader is at the tail, else now minus the timestamp of the latest entry applied. Absent for files and stdin.",
+			nil, nil),
+		lines: prometheus.NewDesc("specwatch_lines_total",
+			"Input lines by parse result: matched (a sample), ignored (not an engine statistics line), malformed (an engine marker that failed to parse; drives format_drift).",
+			[]string{"result"}, nil),
+		dropped: prometheus.NewDesc("specwatch_series_dropped_total",
+			"Samples dropped because the model's series cap was reached, plus step observations dropped by the exporter's own series cap.",
+			nil, nil),
+		cursorFailures: prometheus.NewDesc("specwatch_cursor_save_failures_total",
+			"Failed writes of the journal cursor; until one succeeds, a restart re-reads entries already applied.",
+			nil, nil),
+	}
+}
+
+func (d *descs) describe(ch chan<- *prometheus.Desc) {
+	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.running, d.step, d.tps,
+		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.samples,
+		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
+		ch <- x
+	}
+}

@@ -1,0 +1,117 @@
+package exporter
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/specwatch/specwatch/model"
+)
+
+// sample is one per-series metric of a scrape. Scrapes allocate them in one slab and point
+// them at label pairs cached per series: prometheus.MustNewConstMetric would build, validate
+// and sort fresh label pairs for each of the ~35 metrics of every series on every scrape,
+// which was two thirds of a scrape's allocations.
+type sample struct {
+	desc   *prometheus.Desc
+	labels []*dto.LabelPair
+	value  float64
+	typ    prometheus.ValueType
+}
+
+func (s *sample) Desc() *prometheus.Desc { return s.desc }
+
+// Write shares labels and value with out: client_golang treats a written metric's label pairs
+// as immutable (its own constMetric does the same), and the sample is never reused.
+func (s *sample) Write(out *dto.Metric) error {
+	out.Label = s.labels
+	if s.typ == prometheus.CounterValue {
+		out.Counter = &dto.Counter{Value: &s.value}
+	} else {
+		out.Gauge = &dto.Gauge{Value: &s.value}
+	}
+	return nil
+}
+
+var snapshotShape model.SeriesSnapshot
+
+// maxPerSeries bounds the metrics one series emits: 11 gauges, the forecast, 3 attribution
+// factors, 2 per anomaly kind and the sample kinds. It sizes the per-scrape slab.
+const maxPerSeries = 11 + len(snapshotShape.Forecast) + 3 + 2*int(model.NumAnomalyKinds) + len(snapshotShape.Samples)
+
+// seriesPairs are one series' label pairs, sorted by name as client_golang wants them, built
+// when the series is first scraped (and again if the labels at its ID change) and shared
+// read-only by every scrape after.
+type seriesPairs struct {
+	labels  model.Labels // as the model has them, to detect a change
+	base    []*dto.LabelPair
+	factor  [3][]*dto.LabelPair // acceptance, context, residual
+	anomaly [model.NumAnomalyKinds][]*dto.LabelPair
+	kinds   [len(snapshotShape.Samples)][]*dto.LabelPair
+	ctx     []ctxPairs
+}
+
+type ctxPairs struct {
+	context int
+	pairs   []*dto.LabelPair
+}
+
+var factorNames = [3]string{"acceptance", "context", "residual"}
+
+func newSeriesPairs(l model.Labels) *seriesPairs {
+	v := validLabels(l)
+	p := &seriesPairs{labels: l, base: []*dto.LabelPair{
+		pair("engine", v.Engine), pair("host", v.Host), pair("rank", v.Rank), pair("unit", v.Unit)}}
+	for i, f := range factorNames {
+		p.factor[i] = p.with("factor", f)
+	}
+	for k := range model.NumAnomalyKinds {
+		p.anomaly[k] = p.with("kind", k.String())
+	}
+	for k := range p.kinds {
+		p.kinds[k] = p.with("kind", model.SampleKindName(k))
+	}
+	return p
+}
+
+// forContext returns the pairs with label context, built on first use (a handful of
+// configured contexts per series).
+func (p *seriesPairs) forContext(ctx int) []*dto.LabelPair {
+	for _, c := range p.ctx {
+		if c.context == ctx {
+			return c.pairs
+		}
+	}
+	ps := p.with("context", strconv.Itoa(ctx))
+	p.ctx = append(p.ctx, ctxPairs{ctx, ps})
+	return ps
+}
+
+// with returns base plus one label, sorted by name; len == cap, so that an append by a reader
+// (the push adds its extra labels) copies instead of writing into the shared array.
+func (p *seriesPairs) with(name, value string) []*dto.LabelPair {
+	ps := append(slices.Clip(p.base), pair(name, value))
+	slices.SortFunc(ps, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return slices.Clip(ps)
+}
+
+func pair(name, value string) *dto.LabelPair { return &dto.LabelPair{Name: &name, Value: &value} }
+
+// validLabels replaces invalid UTF-8 in label values (host names and units come from log
+// records, which may carry anything): client_golang rejects such values, and one bad series
+// must not fail the whole scrape.
+func validLabels(l model.Labels) model.Labels {
+	fix := func(s *string) {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
+	fix(&l.Host)
+	fix(&l.Unit)
+	fix(&l.Engine)
+	fix(&l.Rank)
+	return l
+}

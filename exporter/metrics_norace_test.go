@@ -1,0 +1,5 @@
+//go:build !race
+
+package exporter
+
+const raceEnabled = false

@@ -1,0 +1,252 @@
+package exporter
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/specwatch/specwatch/model"
+)
+
+// fakeSource serves fixed snapshots; tests change them under mu.
+type fakeSource struct {
+	mu     sync.Mutex
+	snaps  []model.SeriesSnapshot
+	status Status
+}
+
+func (f *fakeSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append(dst[:0], f.snaps...)
+}
+
+func (f *fakeSource) Report() model.Report {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := model.Report{Input: f.status.Input}
+	for _, s := range f.snaps {
+		r.Series = append(r.Series, model.SeriesReport{Labels: s.Labels, Verdict: "healthy", Anomalies: []model.AnomalyJSON{}})
+	}
+	return r
+}
+
+func (f *fakeSource) Plots() []model.SeriesPlot { return nil }
+
+func (f *fakeSource) Status() Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status
+}
+
+// threeSeries: a warm SGLang rank with every figure, a vLLM rank with a few, and a generic
+// series that has only been seen.
+func threeSeries() *fakeSource {
+	sg := model.SeriesSnapshot{ID: 0, Labels: model.Labels{Host: "gpu07", Unit: "sglang.service", Engine: "sglang", Rank: "TP0"},
+		LastSample: 1_795_000_000_500_000_000,
+		Commit:     2.5, AcceptRate: 0.6, AcceptedDepth: 1.5, Context: 8192, Running: 12, Step: 0.04, TPS: 750,
+		HasCommit: true, HasAcceptRate: true, HasDepth: true, HasContext: true, HasRunning: true, HasStep: true,
+		FitA: 0.03, FitB: 2e-6, PredTPS: 740, FitOK: true, HasPred: true,
+		NForecast: 2, AttrAcceptance: -0.1, AttrContext: -0.2, AttrResidual: 0.05, AttrOK: true,
+	}
+	sg.Forecast[0] = model.Forecast{Context: 4096, StepMS: 38, TPS: 65.8}
+	sg.Forecast[1] = model.Forecast{Context: 131072, StepMS: 292, TPS: 8.5}
+	sg.Active[model.CommitLenStuck] = true
+	sg.Raised[model.CommitLenStuck] = 2
+	sg.Samples = [5]int64{0, 100, 3, 0, 1}
+	vl := model.SeriesSnapshot{ID: 1, Labels: model.Labels{Host: "gpu08", Unit: "vllm.service", Engine: "vllm", Rank: "Engine 000"},
+		LastSample: 1_795_000_001_000_000_000, Commit: 3.1, HasCommit: true, Context: 41.5, HasContext: true, KVContext: true}
+	gen := model.SeriesSnapshot{ID: 2, Labels: model.Labels{Host: "gpu09", Unit: "fork", Engine: "generic", Rank: ""}}
+	return &fakeSource{snaps: []model.SeriesSnapshot{sg, vl, gen}, status: Status{
+		Input:    model.InputCounts{Lines: 10, Samples: 6, Ignored: 3, Malformed: 1},
+		Overflow: 4, HasJournalLag: true, JournalLag: 1500 * time.Millisecond, CaughtUp: true,
+	}}
+}
+
+func newTestMetrics(t testing.TB, src Source) *Metrics {
+	t.Helper()
+	m, err := NewMetrics(MetricsOptions{Source: src, Version: "1.2.3", Revision: "abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCollectorExposition(t *testing.T) {
+	m := newTestMetrics(t, threeSeries())
+	m.ObserveStep(7000, model.Labels{}, 0.1) // beyond the cap: counted as dropped
+	const want = `
+# HELP specwatch_commit_length Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample.
+# TYPE specwatch_commit_length gauge
+specwatch_commit_length{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 2.5
+specwatch_commit_length{engine="vllm",host="gpu08",rank="Engine 000",unit="vllm.service"} 3.1
+# HELP specwatch_step_seconds Duration of one decode step at the latest decode point, as logged or derived as commit length x running requests / generation tok/s.
+# TYPE specwatch_step_seconds gauge
+specwatch_step_seconds{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 0.04
+# HELP specwatch_model_tokens_per_second_at_context Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.
+# TYPE specwatch_model_tokens_per_second_at_context gauge
+specwatch_model_tokens_per_second_at_context{context="131072",engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 8.5
+specwatch_model_tokens_per_second_at_context{context="4096",engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 65.8
+# HELP specwatch_throughput_attribution_log_ratio Attribution of ln(current/baseline per-request tok/s) to acceptance, context and residual (slower than the step model explains); the three factors add up to the log ratio.
+# TYPE specwatch_throughput_attribution_log_ratio gauge
+specwatch_throughput_attribution_log_ratio{engine="sglang",factor="acceptance",host="gpu07",rank="TP0",unit="sglang.service"} -0.1
+specwatch_throughput_attribution_log_ratio{engine="sglang",factor="context",host="gpu07",rank="TP0",unit="sglang.service"} -0.2
+specwatch_throughput_attribution_log_ratio{engine="sglang",factor="residual",host="gpu07",rank="TP0",unit="sglang.service"} 0.05
+# HELP specwatch_last_sample_timestamp_seconds Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock).
+# TYPE specwatch_last_sample_timestamp_seconds gauge
+specwatch_last_sample_timestamp_seconds{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 1.7950000005e+09
+specwatch_last_sample_timestamp_seconds{engine="vllm",host="gpu08",rank="Engine 000",unit="vllm.service"} 1.795000001e+09
+# HELP specwatch_lines_total Input lines by parse result: matched (a sample), ignored (not an engine statistics line), malformed (an engine marker that failed to parse; drives format_drift).
+# TYPE specwatch_lines_total counter
+specwatch_lines_total{result="ignored"} 3
+specwatch_lines_total{result="malformed"} 1
+specwatch_lines_total{result="matched"} 6
+# HELP specwatch_journal_lag_seconds How far ingestion is behind the journal: 0 while the reader is at the tail, else now minus the timestamp of the latest entry applied. Absent for files and stdin.
+# TYPE specwatch_journal_lag_seconds gauge
+specwatch_journal_lag_seconds 1.5
+# HELP specwatch_series_dropped_total Samples dropped because the model's series cap was reached, plus step observations dropped by the exporter's own series cap.
+# TYPE specwatch_series_dropped_total counter
+specwatch_series_dropped_total 5
+# HELP specwatch_build_info Always 1; the labels name the build of specwatch that exports these metrics.
+# TYPE specwatch_build_info gauge
+specwatch_build_info{goversion="GOVERSION",revision="abc",version="1.2.3"} 1
+`
+	err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(strings.Replace(want, "GOVERSION", goVersion(), 1)),
+		"specwatch_commit_length", "specwatch_step_seconds", "specwatch_model_tokens_per_second_at_context",
+		"specwatch_throughput_attribution_log_ratio", "specwatch_last_sample_timestamp_seconds",
+		"specwatch_lines_total", "specwatch_journal_lag_seconds", "specwatch_series_dropped_total", "specwatch_build_info")
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCollectorPerSeriesSets checks which metrics each series has: everything for the warm
+// SGLang rank, only what was observed for vLLM (no forecast: its context is a percentage),
+// only the counters and anomaly flags for the generic series, and every anomaly kind for all.
+func TestCollectorPerSeriesSets(t *testing.T) {
+	m := newTestMetrics(t, threeSeries())
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := map[string]map[string]int{} // host → metric name → count
+	kinds := map[string]map[string]bool{}
+	for _, mf := range mfs {
+		for _, mt := range mf.Metric {
+			var host, kind string
+			for _, l := range mt.Label {
+				switch l.GetName() {
+				case "host":
+					host = l.GetValue()
+				case "kind":
+					kind = l.GetValue()
+				}
+			}
+			if host == "" {
+				continue
+			}
+			if has[host] == nil {
+				has[host], kinds[host] = map[string]int{}, map[string]bool{}
+			}
+			has[host][mf.GetName()]++
+			if mf.GetName() == "specwatch_anomaly_active" {
+				kinds[host][kind] = true
+			}
+		}
+	}
+	want := map[string]map[string]int{
+		"gpu07": {"specwatch_commit_length": 1, "specwatch_accept_rate": 1, "specwatch_accepted_depth": 1,
+			"specwatch_context_tokens": 1, "specwatch_running_requests": 1, "specwatch_step_seconds": 1,
+			"specwatch_generation_tokens_per_second": 1, "specwatch_model_step_fixed_seconds": 1,
+			"specwatch_model_step_seconds_per_context_token": 1, "specwatch_model_tokens_per_second": 1,
+			"specwatch_model_tokens_per_second_at_context": 2, "specwatch_throughput_attribution_log_ratio": 3,
+			"specwatch_anomaly_active": 7, "specwatch_anomalies_total": 7, "specwatch_samples_total": 4,
+			"specwatch_last_sample_timestamp_seconds": 1},
+		"gpu08": {"specwatch_commit_length": 1, "specwatch_context_tokens": 1, "specwatch_anomaly_active": 7,
+			"specwatch_anomalies_total": 7, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1},
+		"gpu09": {"specwatch_anomaly_active": 7, "specwatch_anomalies_total": 7, "specwatch_samples_total": 4},
+	}
+	for host, w := range want {
+		if len(has[host]) != len(w) {
+			t.Errorf("%s: metrics %v, want %v", host, has[host], w)
+			continue
+		}
+		for name, n := range w {
+			if has[host][name] != n {
+				t.Errorf("%s: %d × %s, want %d", host, has[host][name], name, n)
+			}
+		}
+		for k := range model.NumAnomalyKinds {
+			if !kinds[host][k.String()] {
+				t.Errorf("%s: specwatch_anomaly_active{kind=%q} missing", host, k)
+			}
+		}
+	}
+}
+
+func TestCollectorInvalidUTF8AndMaxSeries(t *testing.T) {
+	src := threeSeries()
+	src.snaps[0].Labels.Host = "gpu\xff07"
+	m, err := NewMetrics(MetricsOptions{Source: src, MaxSeries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Registry().Gather(); err != nil {
+		t.Fatalf("invalid UTF-8 in a label must not fail the scrape: %v", err)
+	}
+	if n := testutil.CollectAndCount(m.Registry(), "specwatch_anomaly_active"); n != 14 {
+		t.Errorf("MaxSeries 2: %d anomaly_active series, want 14", n)
+	}
+	m.ObserveStep(0, src.snaps[0].Labels, 0.05)
+	m.ObserveStep(2, src.snaps[2].Labels, 0.05) // ID 2 ≥ MaxSeries
+	if got := gatherValue(t, m.Registry(), "specwatch_series_dropped_total", nil); got != 5 {
+		t.Errorf("series_dropped_total = %v, want 4 overflow + 1 step", got)
+	}
+}
+
+// TestPedanticRegistry registers the collector with a pedantic registry, which checks every
+// collected metric against the described descriptors and label names.
+func TestPedanticRegistry(t *testing.T) {
+	src := threeSeries()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(&collector{src: src, d: newDescs(), maxSeries: 256, dropped: new(atomic.Int64)})
+	if _, err := reg.Gather(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentScrapes gathers from several goroutines while the pipeline applies the demo
+// data: run under -race, it checks the snapshot buffer, the label-pair cache and the step
+// histogram against each other.
+func TestConcurrentScrapes(t *testing.T) {
+	samples, res := demoSamples(t)
+	l := &Locked{Set: model.NewSet(model.Options{})}
+	m := newTestMetrics(t, l)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := m.Registry().Gather(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	replay(l, m, samples, res)
+	close(stop)
+	wg.Wait()
+	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "DP0 TP0"}); n == 0 {
+		t.Error("no step observed for rank DP0 TP0")
+	}
+}

@@ -1,0 +1,95 @@
+package exporter
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MaxQueryBytes bounds a request's query string: the longest legitimate one is a handful of
+// series filters.
+const MaxQueryBytes = 1024
+
+// MaxScrapesInFlight bounds concurrent /metrics requests; more get 503 rather than queueing
+// collection work behind each other.
+const MaxScrapesInFlight = 8
+
+// routes builds the handler. Every endpoint is read-only: GET and HEAD only (the mux answers
+// 405 with Allow for other methods), no request body, a bounded query string.
+func (s *Server) routes() http.Handler {
+	reg := s.opts.Metrics.Registry()
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog:            errorLog{s},
+		ErrorHandling:       promhttp.ContinueOnError, // one bad metric must not blank the scrape
+		Registry:            reg,                      // promhttp_metric_handler_errors_total
+		MaxRequestsInFlight: MaxScrapesInFlight,
+		// OpenMetrics when the scraper asks for it; protobuf, and with it native histograms,
+		// is negotiated by Accept like any other format.
+		EnableOpenMetrics: true,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.HandleFunc("GET /api/v1/report", s.report)
+	mux.HandleFunc("GET /-/healthy", healthy)
+	mux.HandleFunc("GET /-/ready", s.ready)
+	mux.HandleFunc("GET /{$}", s.page)
+	return guard(mux)
+}
+
+// guard rejects what no endpoint accepts before any work is done: request bodies (these are
+// all GETs; a body is a confused or hostile client) and oversized query strings.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if r.ContentLength != 0 {
+			http.Error(w, "request body not allowed", http.StatusBadRequest)
+			return
+		}
+		if len(r.URL.RawQuery) > MaxQueryBytes {
+			http.Error(w, fmt.Sprintf("query string longer than %d bytes", MaxQueryBytes), http.StatusRequestURITooLong)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// page renders the status page into memory, then writes it.
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+	render := s.opts.Page
+	if render == nil {
+		render = s.minimalPage
+	}
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		s.log.Error("rendering the status page", "err", err)
+		http.Error(w, "rendering the status page failed; see the log", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+// minimalPage lists the endpoints and each series' verdict; it stands in until the plotted
+// status page is wired through ServerOptions.Page.
+func (s *Server) minimalPage(w io.Writer) error {
+	rep := s.opts.Source.Report()
+	fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>specwatch</title></head><body>
+<h1>specwatch</h1><p><a href="metrics">metrics</a> · <a href="api/v1/report">report (JSON)</a> · <a href="-/ready">ready</a></p><ul>`)
+	for _, se := range rep.Series {
+		l := se.Labels
+		fmt.Fprintf(w, "<li>%s %s %s %s: %s</li>\n", html.EscapeString(l.Host), html.EscapeString(l.Unit),
+			html.EscapeString(l.Engine), html.EscapeString(l.Rank), html.EscapeString(se.Verdict))
+	}
+	_, err := fmt.Fprint(w, "</ul></body></html>\n")
+	return err
+}
+
+// errorLog adapts promhttp's logger to slog.
+type errorLog struct{ s *Server }
+
+func (e errorLog) Println(v ...any) { e.s.log.Error("serving /metrics", "err", fmt.Sprint(v...)) }

@@ -1,0 +1,134 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// fileChecker finds journal files that libsystemd and journalctl would skip without a word
+// (truncated, not a journal at all), so that the operator hears about them; the rest of the
+// directory is read either way. Only the header is checked (systemd.io/JOURNAL_FILE_FORMAT):
+// signature, and header plus arena within the file. Damage deeper in a file is met by
+// libsystemd while reading and handled there.
+type fileChecker struct {
+	dirs     []string
+	decided  map[string]uint64 // path → inode already judged (good, or bad and reported)
+	lastScan time.Time
+}
+
+// fileRecheck is how often an idle source looks for new bad files; rotation and vacuuming
+// also trigger a scan in the sdjournal backend.
+const fileRecheck = time.Minute
+
+// newFileChecker checks dir, or the local journal's directories when dir is empty.
+func newFileChecker(dir string) *fileChecker {
+	c := &fileChecker{decided: map[string]uint64{}}
+	if dir != "" {
+		c.dirs = []string{dir}
+	} else if id, err := os.ReadFile("/etc/machine-id"); err == nil {
+		for _, root := range []string{"/var/log/journal", "/run/log/journal"} {
+			c.dirs = append(c.dirs, filepath.Join(root, strings.TrimSpace(string(id))))
+		}
+	}
+	return c
+}
+
+// scan checks files not judged yet and returns one sentence per newly found bad file.
+func (c *fileChecker) scan(now time.Time) (bad []string) {
+	c.lastScan = now
+	present := map[string]bool{}
+	for _, dir := range c.dirs {
+		for _, path := range journalFiles(dir) {
+			present[path] = true
+			var st syscall.Stat_t
+			if syscall.Stat(path, &st) != nil || c.decided[path] == st.Ino {
+				continue
+			}
+			err := checkJournalFile(path, st.Size)
+			if err != nil && now.Sub(time.Unix(st.Mtim.Unix())) < 5*time.Second {
+				continue // possibly being created right now: judge it at a later scan
+			}
+			c.decided[path] = st.Ino
+			if err != nil {
+				bad = append(bad, err.Error())
+			}
+		}
+	}
+	for path := range c.decided {
+		if !present[path] {
+			delete(c.decided, path)
+		}
+	}
+	return bad
+}
+
+// due reports whether the periodic rescan is due.
+func (c *fileChecker) due(now time.Time) bool { return now.Sub(c.lastScan) >= fileRecheck }
+
+// journalFiles lists the journal files libsystemd would open for dir: *.journal and
+// *.journal~ in it and in machine-id subdirectories (with or without a .namespace suffix).
+func journalFiles(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, ".journal") || strings.HasSuffix(name, ".journal~"):
+			out = append(out, filepath.Join(dir, name))
+		case e.IsDir() && len(name) >= 32 && isHex(name[:32]) && (len(name) == 32 || name[32] == '.'):
+			for _, sub := range journalFiles(filepath.Join(dir, name)) {
+				if filepath.Dir(sub) == filepath.Join(dir, name) {
+					out = append(out, sub)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func isHex(s string) bool {
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Header layout of a journal file: signature at 0, header_size at 88, arena_size at 96; 240
+// bytes is the smallest header any systemd wrote.
+const (
+	journalSignature = "LPKSHHRH"
+	journalHeaderMin = 240
+)
+
+// checkJournalFile returns an error naming path when its header says it is no journal file
+// or larger than it is (cut by a full disk, a crash while copying, a careless truncate).
+func checkJournalFile(path string, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("journal file %s unreadable, skipped: %w", path, err)
+	}
+	defer f.Close()
+	var h [104]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return fmt.Errorf("journal file %s is truncated (%d bytes, shorter than a header), skipped", path, size)
+	}
+	if string(h[:8]) != journalSignature {
+		return fmt.Errorf("journal file %s is not a journal file (bad signature), skipped", path)
+	}
+	hs, as := binary.LittleEndian.Uint64(h[88:]), binary.LittleEndian.Uint64(h[96:])
+	if hs < journalHeaderMin || hs > uint64(size) || as > uint64(size)-hs {
+		return fmt.Errorf("journal file %s is truncated or damaged (header says %d+%d bytes, file has %d), skipped", path, hs, as, size)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package ingest
+
+import (
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// longJournalTests reports whether the long variants (200k-line streams) run: unless
+// -short, since each stays under a minute; SPECWATCH_LONG_TESTS=1 forces them with -short.
+func longJournalTests() bool { return !testing.Short() || os.Getenv("SPECWATCH_LONG_TESTS") != "" }
+
+// TestJournalCrashResume streams lines through a real journald while the reader "crashes"
+// at random points (closed without a final flush) and restarts from the cursor file.
+//
+// The consumer follows the pipeline's protocol: apply the entry, then Mark its cursor; flush
+// now and then. Its durable state — how many lines it has applied — is recorded in the same
+// step as a successful flush, so a crash rolls both back together: entries applied after the
+// last flush are applied again after the restart, which is exactly what the daemon does
+// (the model is rebuilt from the journal after the cursor). The check: every entry applied
+// is the next line expected — nothing lost, nothing twice — across all restarts, and at the
+// end every line has been applied.
+func TestJournalCrashResume(t *testing.T) {
+	n := 20_000
+	if longJournalTests() {
+		n = 200_000
+	}
+	journalBackends(t, func(t *testing.T, b Backend) {
+		j := startJournald(t)
+		store := NewCursorStore(t.TempDir())
+		start := time.Now()
+		werr := make(chan error, 1)
+		go func() {
+			for i := range n {
+				if err := j.Send("sglang.service", "python3", numbered("line", i)); err != nil {
+					werr <- err
+					return
+				}
+			}
+			werr <- nil
+		}()
+		rng := rand.New(rand.NewPCG(uint64(n), uint64(b)))
+		var (
+			applied, durable int // lines applied in memory / on disk with the cursor
+			crashes, flushes int
+			e                Entry
+		)
+		deadline := time.Now().Add(3 * time.Minute)
+		for applied < n {
+			c, err := store.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := OpenJournal(JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}, Since: start, Cursor: c,
+				Warn: func(m string) { t.Errorf("warning: %s", m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			life := 1 + rng.IntN(n/10) // entries until this incarnation crashes
+			nextFlush := rng.IntN(500)
+			for k := 0; k < life && applied < n; {
+				if time.Now().After(deadline) {
+					t.Fatalf("stuck at line %d of %d after %d crashes; stats %+v", applied, n, crashes, src.Stats())
+				}
+				ok, err := src.Next(&e, time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					continue
+				}
+				if got := seqOf(t, string(e.Message)); got != applied {
+					t.Fatalf("after %d crashes: applied line %d, expected %d (durable %d): %s", crashes, got, applied, durable,
+						map[bool]string{true: "duplicate", false: "lost lines"}[got < applied])
+				}
+				applied++
+				store.Mark(e.Cursor)
+				k++
+				if nextFlush--; nextFlush <= 0 {
+					if err := store.Flush(); err != nil {
+						t.Fatal(err)
+					}
+					durable = applied // one atomic step with the cursor
+					flushes++
+					nextFlush = rng.IntN(500)
+				}
+			}
+			if st := src.Stats(); st.CursorMissing != 0 || st.Duplicates != 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			src.Close() // a crash: no final flush
+			if applied < n {
+				crashes++
+				applied = durable
+			}
+		}
+		if err := <-werr; err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d lines, %d crashes, %d flushes, %v", b, n, crashes, flushes, time.Since(start).Round(time.Millisecond))
+		if crashes < 5 {
+			t.Fatalf("only %d crashes: the test did not exercise resuming", crashes)
+		}
+	})
+}
+
+// TestJournalCursorVacuumed: the saved cursor's entry is vacuumed while the reader is down.
+// The reader resumes at the next entry still there and counts CursorMissing; the entries
+// vacuumed with it are lost (that is what the counter warns about), the rest arrive once.
+func TestJournalCursorVacuumed(t *testing.T) {
+	journalBackends(t, func(t *testing.T, b Backend) {
+		j := startJournald(t)
+		start := time.Now()
+		for i := range 10 {
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: start})
+		got := readN(t, src, 10, 10*time.Second)
+		cursor := got[9].Cursor
+		src.Close()
+
+		j.Rotate() // lines 0-9 are archived in the oldest file
+		for i := 10; i < 20; i++ {
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		j.Rotate()
+		for i := 20; i < 25; i++ {
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		j.Sync()
+		j.Vacuum(2) // deletes the oldest file, with the saved entry
+		var warned []string
+		src = openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: cursor,
+			Warn: func(m string) { warned = append(warned, m) }})
+		got = readN(t, src, 15, 10*time.Second)
+		expectQuiet(t, src, 300*time.Millisecond)
+		for i, o := range got {
+			if seqOf(t, o.Message) != 10+i {
+				t.Fatalf("entry %d after resume is %q, want line %d", i, o.Message, 10+i)
+			}
+		}
+		if st := src.Stats(); st.CursorMissing != 1 || len(warned) != 1 || !strings.Contains(warned[0], "may be lost") {
+			t.Fatalf("CursorMissing %d, warnings %q", st.CursorMissing, warned)
+		}
+	})
+}
+
+// TestJournalResumeExisting: with the saved entry still there, reading resumes right after
+// it, and nothing is counted.
+func TestJournalResumeExisting(t *testing.T) {
+	journalBackends(t, func(t *testing.T, b Backend) {
+		j := startJournald(t)
+		for i := range 6 {
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
+		got := readN(t, src, 3, 10*time.Second)
+		src.Close()
+		src = openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: got[2].Cursor})
+		got = readN(t, src, 3, 10*time.Second)
+		if seqOf(t, got[0].Message) != 3 || seqOf(t, got[2].Message) != 5 {
+			t.Fatalf("resumed at %v", got)
+		}
+		expectQuiet(t, src, 200*time.Millisecond)
+		if st := src.Stats(); st.CursorMissing != 0 || st.Duplicates != 0 || st.Entries != 3 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+// TestJournalInvalidCursor: a cursor file holding garbage is reported and counted, and
+// reading starts at Since as if there were no cursor.
+func TestJournalInvalidCursor(t *testing.T) {
+	journalBackends(t, func(t *testing.T, b Backend) {
+		j := startJournald(t)
+		since := time.Now()
+		for i := range 3 {
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		var warned []string
+		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: since, Cursor: "garbage",
+			Warn: func(m string) { warned = append(warned, m) }})
+		checkSequence(t, readN(t, src, 3, 10*time.Second), 3)
+		if st := src.Stats(); st.CursorMissing != 1 || len(warned) != 1 {
+			t.Fatalf("CursorMissing %d, warnings %q", st.CursorMissing, warned)
+		}
+	})
+}

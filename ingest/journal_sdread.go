@@ -1,0 +1,250 @@
+//go:build cgo && linux
+
+package ingest
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-journal.h>
+
+// The read path in one C call per entry: sd_journal_next, one pass over the entry's fields
+// with sd_journal_enumerate_data (sd_journal_get_data would rescan the entry for each
+// field), the realtime stamp and the cursor, copied into a buffer the caller owns. Symbols
+// are resolved with dlopen, as go-systemd does, so a binary built here still starts (and
+// falls back to journalctl) on a host without libsystemd.
+
+typedef struct {
+	int (*next)(sd_journal *);
+	void (*restart_data)(sd_journal *);
+	int (*enumerate_data)(sd_journal *, const void **, size_t *);
+	int (*get_realtime_usec)(sd_journal *, uint64_t *);
+	int (*get_cursor)(sd_journal *, char **);
+} sw_fns;
+
+static sw_fns sw;
+static int sw_err = 0;
+static pthread_once_t sw_once = PTHREAD_ONCE_INIT;
+
+static void sw_load(void) {
+	void *h = dlopen("libsystemd.so.0", RTLD_NOW);
+	if (!h) { sw_err = -ENOENT; return; }
+	sw.next = dlsym(h, "sd_journal_next");
+	sw.restart_data = dlsym(h, "sd_journal_restart_data");
+	sw.enumerate_data = dlsym(h, "sd_journal_enumerate_data");
+	sw.get_realtime_usec = dlsym(h, "sd_journal_get_realtime_usec");
+	sw.get_cursor = dlsym(h, "sd_journal_get_cursor");
+	if (!sw.next || !sw.restart_data || !sw.enumerate_data || !sw.get_realtime_usec || !sw.get_cursor)
+		sw_err = -ENOSYS;
+}
+
+static int sw_init(void) {
+	pthread_once(&sw_once, sw_load);
+	return sw_err;
+}
+
+enum { SW_MESSAGE, SW_HOSTNAME, SW_UNIT, SW_IDENT, SW_CURSOR, SW_NFIELDS };
+
+typedef struct {
+	uint64_t realtime;
+	uint32_t off[SW_NFIELDS], len[SW_NFIELDS];
+	uint64_t need;  // bytes the entry needs in buf
+	int failed_at;  // 0: sd_journal_next failed; 1: reading the entry's fields failed
+} sw_entry;
+
+static const char *sw_names[SW_IDENT + 1] = {"MESSAGE=", "_HOSTNAME=", "_SYSTEMD_UNIT=", "SYSLOG_IDENTIFIER="};
+static const size_t sw_lens[SW_IDENT + 1] = {8, 10, 14, 18};
+
+// sw_field tells which wanted field a "NAME=value" item is, or -1; the first byte settles
+// most items without a memcmp.
+static int sw_field(const char *p, size_t l) {
+	int f;
+	switch (p[0]) {
+	case 'M': f = SW_MESSAGE; break;
+	case 'S': f = SW_IDENT; break;
+	case '_':
+		if (l > 2 && p[2] == 'O') f = SW_HOSTNAME;
+		else if (l > 2 && p[2] == 'Y') f = SW_UNIT;
+		else return -1;
+		break;
+	default: return -1;
+	}
+	return l >= sw_lens[f] && memcmp(p, sw_names[f], sw_lens[f]) == 0 ? f : -1;
+}
+
+static void sw_put(sw_entry *e, int f, const char *p, size_t n, char *buf, size_t cap) {
+	e->off[f] = (uint32_t) e->need;
+	e->len[f] = (uint32_t) n;
+	if (e->need + n <= cap)
+		memcpy(buf + e->need, p, n);
+	e->need += n;
+}
+
+// sw_read advances when advance is set, then copies the entry. It returns 1 with *e filled,
+// 0 at the end of the journal, -ENOBUFS when buf is too small (e->need says how big it must
+// be; the position is kept: call again with advance 0), or a negative errno.
+static int sw_read(void *jp, int advance, char *buf, size_t cap, sw_entry *e) {
+	sd_journal *j = jp;
+	int r;
+	memset(e, 0, sizeof *e);
+	if (advance) {
+		r = sw.next(j);
+		if (r <= 0)
+			return r;
+	}
+	e->failed_at = 1;
+	const void *d;
+	size_t l;
+	unsigned have = 0;
+	sw.restart_data(j);
+	while ((r = sw.enumerate_data(j, &d, &l)) > 0) {
+		const char *p = d;
+		int f = l > 0 ? sw_field(p, l) : -1;
+		if (f >= 0 && !(have & (1u << f))) {
+			sw_put(e, f, p + sw_lens[f], l - sw_lens[f], buf, cap);  // the first of a repeated field wins
+			have |= 1u << f;
+		}
+	}
+	if (r < 0)
+		return r;
+	r = sw.get_realtime_usec(j, &e->realtime);
+	if (r < 0)
+		return r;
+	char *c = NULL;
+	r = sw.get_cursor(j, &c);
+	if (r < 0)
+		return r;
+	sw_put(e, SW_CURSOR, c, strlen(c), buf, cap);
+	free(c);
+	if (e->need > cap)
+		return -ENOBUFS;
+	return 1;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/coreos/go-systemd/v22/sdjournal"
+)
+
+// errFieldRead marks a failure to read an entry the journal did move to: the entry is
+// damaged, not the handle (see sdSource.step).
+var errFieldRead = errors.New("reading entry")
+
+// sdLibError reports why the C read path cannot be used, or nil.
+func sdLibError() error {
+	if r := C.sw_init(); r < 0 {
+		return fmt.Errorf("libsystemd.so.0 not usable: %w", syscall.Errno(-r))
+	}
+	return nil
+}
+
+// rawHandle returns the sd_journal pointer inside go-systemd's Journal, for the one-call read
+// path. go-systemd keeps it unexported (field cjournal, of cgo type
+// _Ctype_struct_sd_journal); reflect reads it without writing anything. If a go-systemd release renames or retypes the field, this returns nil and the
+// source falls back to go-systemd's own (slower) getters; TestSDJournalFastPath catches that.
+func rawHandle(j *sdjournal.Journal) unsafe.Pointer {
+	v := reflect.ValueOf(j).Elem()
+	f := v.FieldByName("cjournal")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || !strings.HasSuffix(f.Type().Elem().Name(), "sd_journal") {
+		return nil
+	}
+	return f.UnsafePointer()
+}
+
+// readFast moves to the next entry (when advance) and copies it into s.buf, e's slices
+// pointing there. It returns false at the end of the journal.
+func (s *sdSource) readFast(e *Entry, advance bool) (bool, error) {
+	var ce C.sw_entry
+	for {
+		r := C.sw_read(s.raw, boolInt(advance), (*C.char)(unsafe.Pointer(unsafe.SliceData(s.buf))), C.size_t(len(s.buf)), &ce)
+		switch {
+		case r == 1:
+			f := func(i int) []byte {
+				off, n := int(ce.off[i]), int(ce.len[i])
+				return s.buf[off : off+n : off+n]
+			}
+			*e = Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE), Cursor: f(C.SW_CURSOR)}
+			if len(e.Unit) == 0 {
+				e.Unit = f(C.SW_IDENT)
+			}
+			return true, nil
+		case r == 0:
+			return false, nil
+		case r == -C.ENOBUFS:
+			s.buf = make([]byte, int(ce.need)+int(ce.need)/4)
+			advance = false
+		case ce.failed_at == 0:
+			return false, fmt.Errorf("moving to the next entry: %w", syscall.Errno(-r))
+		default:
+			return false, fmt.Errorf("%w: %w", errFieldRead, syscall.Errno(-r))
+		}
+	}
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readSlow is the same through go-systemd's getters: a cgo call, a C string and a Go copy
+// per field. It is the fallback when rawHandle fails, and the baseline the fast path is
+// measured against.
+func (s *sdSource) readSlow(e *Entry, advance bool) (bool, error) {
+	if advance {
+		n, err := s.j.Next()
+		if err != nil {
+			return false, fmt.Errorf("moving to the next entry: %w", err)
+		}
+		if n == 0 {
+			return false, nil
+		}
+	}
+	b := s.sbuf[:0]
+	var val [4][2]int // start and end in b of MESSAGE, _HOSTNAME, _SYSTEMD_UNIT, SYSLOG_IDENTIFIER
+	for i, name := range [...]string{"MESSAGE", "_HOSTNAME", "_SYSTEMD_UNIT", "SYSLOG_IDENTIFIER"} {
+		if i == 3 && val[2][1] > val[2][0] {
+			break // the entry has a unit: the identifier is not needed
+		}
+		d, err := s.j.GetDataBytes(name) // "NAME=value", already a Go copy
+		if errors.Is(err, syscall.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("%w: %s: %w", errFieldRead, name, err)
+		}
+		start := len(b)
+		b = append(b, d[len(name)+1:]...)
+		val[i] = [2]int{start, len(b)}
+	}
+	t, err := s.j.GetRealtimeUsec()
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", errFieldRead, err)
+	}
+	c, err := s.j.GetCursor()
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", errFieldRead, err)
+	}
+	cs := len(b)
+	b = append(b, c...)
+	s.sbuf = b
+	get := func(i int) []byte { return b[val[i][0]:val[i][1]:val[i][1]] }
+	*e = Entry{Time: int64(t), Message: get(0), Host: get(1), Unit: get(2), Cursor: b[cs:len(b):len(b)]}
+	if len(e.Unit) == 0 {
+		e.Unit = get(3)
+	}
+	return true, nil
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the Debian package in one command: dist/specwatch_<version>_<arch>.deb.
+#
+#   scripts/package.sh                      # version from `git describe` (tags v1.2.3)
+#   VERSION=1.2.3 scripts/package.sh        # explicit Debian version (no hyphen)
+#   DIST=/tmp/out scripts/package.sh        # output directory (default dist/)
+#
+# The binary is built with cgo (the sd-journal backend links libsystemd); nfpm is the version
+# pinned in deploy/nfpm/go.mod, built through the Go module proxy like any dependency.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+need_go
+apt_install gcc pkg-config libsystemd-dev
+
+# A Debian upstream version: digits first, no hyphen (that would start a Debian revision).
+if [ -z "${VERSION:-}" ]; then
+	if d=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
+		# v1.2.3 → 1.2.3; v1.2.3-4-gabcdef0 → 1.2.3+git4.gabcdef0
+		d=${d#v}
+		case $d in
+		*-*-g*) base=${d%-*-g*}; rest=${d#"$base"-}; VERSION="$base+git${rest%%-*}.${rest#*-}" ;;
+		*) VERSION=$d ;;
+		esac
+	elif rev=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+		VERSION="0.0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d).$rev"
+	else
+		VERSION="0.0.0~dev"
+	fi
+fi
+if ! [[ $VERSION =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
+	echo "package.sh: VERSION=$VERSION is not a Debian upstream version (digits first, then [A-Za-z0-9.+~])" >&2
+	exit 2
+fi
+ARCH=${ARCH:-$(go env GOARCH)}
+DIST=${DIST:-dist}
+mkdir -p "$DIST/build"
+DIST=$(cd "$DIST" && pwd)
+# Reproducible file times: the commit's time when there is one.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+export VERSION ARCH SOURCE_DATE_EPOCH
+
+echo "building specwatch $VERSION ($ARCH)" >&2
+CGO_ENABLED=1 GOARCH=$ARCH go build -trimpath -ldflags "-X main.version=$VERSION" \
+	-o "$DIST/build/specwatch" ./cmd/specwatch
+(cd deploy/nfpm && go build -o "$DIST/build/nfpm" github.com/goreleaser/nfpm/v2/cmd/nfpm)
+
+export SPECWATCH_BIN="$DIST/build/specwatch"
+deb="$DIST/specwatch_${VERSION}_${ARCH}.deb"
+rm -f "$deb"
+"$DIST/build/nfpm" package --config deploy/nfpm.yaml --packager deb --target "$deb" >&2
+echo "$deb"
