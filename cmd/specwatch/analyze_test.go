@@ -109,7 +109,7 @@ func TestAnalyzeErrors(t *testing.T) {
 }
 
 func TestDemoAndVersion(t *testing.T) {
-	out, stderr, code := runCmd(t, "demo")
+	out, stderr, code := runCmd(t, "demo", "--once")
 	if code != 0 || !strings.Contains(out, "input: ") || !strings.Contains(out, "sglang") {
 		t.Errorf("demo: exit %d, %s\n%s", code, stderr, out)
 	}

@@ -25,22 +25,79 @@ func demoLog() io.ReadCloser {
 	return pr
 }
 
-func runDemo(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or json")
+	once := fs.Bool("once", false, "analyze the demo data once, print the report and exit")
+	format := fs.String("format", "text", "with --once: text or json")
+	listen := fs.String("listen", "127.0.0.1:9877", "HTTP listen address")
+	speed := fs.Float64("speed", 60, "replay speed: recorded seconds per second (0: as fast as possible)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := analyzeConfig{format: *format, loc: time.UTC}
-	if cfg.format != "text" && cfg.format != "json" {
-		return fmt.Errorf("--format %q: want text or json: %w", cfg.format, errUsage)
+	if *once {
+		cfg := analyzeConfig{format: *format, loc: time.UTC}
+		if cfg.format != "text" && cfg.format != "json" {
+			return fmt.Errorf("--format %q: want text or json: %w", cfg.format, errUsage)
+		}
+		src := demoLog()
+		defer src.Close()
+		a := newAnalysis(cfg)
+		if err := a.read(src, "demo", 2026); err != nil {
+			return err
+		}
+		return writeReport(stdout, cfg.format, a.set.Report())
 	}
-	src := demoLog()
-	defer src.Close()
-	a := newAnalysis(cfg)
-	if err := a.read(src, "demo", 2026); err != nil {
+	if *speed < 0 {
+		return fmt.Errorf("--speed %g: must not be negative: %w", *speed, errUsage)
+	}
+	cfg := DefaultConfig()
+	cfg.Listen = *listen
+	log, err := newLogger("info", "auto", stderr)
+	if err != nil {
 		return err
 	}
-	return writeReport(stdout, cfg.format, a.set.Report())
+	d, err := newDaemon(cfg, log, false, "specwatch demo")
+	if err != nil {
+		return err
+	}
+	base := "http://" + d.server.Addr()
+	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) at %gx, looping.\n", *speed)
+	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
+	return d.serve(ctx, func(ctx context.Context) error {
+		src := &replaySource{open: demoExport, speed: *speed, now: time.Now, sleep: sleepCtx(ctx)}
+		defer src.Close()
+		return d.pipeline(time.UTC, 2026).run(ctx, src, discardCursor{})
+	})
 }
+
+// demoExport streams the demo data as `journalctl -o export` would, so the replay carries
+// host, unit, cursor and time like a real journal.
+func demoExport() io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := sim.Demo(demoSeed)
+		sc.Format = sim.FormatExport
+		_, err := sim.Generate(sc, pw, nil)
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
+
+// sleepCtx sleeps, but no longer than ctx lives.
+func sleepCtx(ctx context.Context) func(time.Duration) {
+	return func(d time.Duration) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+}
+
+// discardCursor is the demo's cursor store: a replay has nothing to resume.
+type discardCursor struct{}
+
+func (discardCursor) Mark([]byte)  {}
+func (discardCursor) Flush() error { return nil }
