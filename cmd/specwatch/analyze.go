@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
@@ -21,10 +22,16 @@ type analyzeConfig struct {
 	since, until time.Time
 	loc          *time.Location
 	maxSeries    int
+	journalDir   string
+	units        listFlag
+	identifiers  listFlag
 }
 
 func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *string) {
-	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
+	fs.StringVar(&cfg.format, "format", "text", "output format: text, json or html (self-contained, with plots)")
+	fs.StringVar(&cfg.journalDir, "journal-dir", "", "read this journal directory instead of files")
+	fs.Var(&cfg.units, "unit", "with --journal-dir: only this _SYSTEMD_UNIT (repeatable)")
+	fs.Var(&cfg.identifiers, "identifier", "with --journal-dir: only this SYSLOG_IDENTIFIER (repeatable)")
 	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
 	until = fs.String("until", "", "only samples before this time")
 	tz = fs.String("tz", "Local", "zone of timestamps written without one (SGLang, vLLM, journalctl short)")
@@ -33,8 +40,8 @@ func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *strin
 }
 
 func (c *analyzeConfig) validate(since, until, tz string) error {
-	if c.format != "text" && c.format != "json" {
-		return fmt.Errorf("--format %q: want text or json: %w", c.format, errUsage)
+	if c.format != "text" && c.format != "json" && c.format != "html" {
+		return fmt.Errorf("--format %q: want text, json or html: %w", c.format, errUsage)
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
@@ -74,16 +81,52 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.validate(*since, *until, *tz); err != nil {
 		return err
 	}
-	if len(paths) == 0 {
+	a := newAnalysis(cfg)
+	switch {
+	case cfg.journalDir != "":
+		if len(paths) > 0 {
+			return fmt.Errorf("--journal-dir and files: choose one: %w", errUsage)
+		}
+		if err := a.journal(); err != nil {
+			return err
+		}
+	case len(paths) == 0:
 		paths = []string{"-"}
 	}
-	a := newAnalysis(cfg)
 	for _, p := range paths {
 		if err := a.file(p); err != nil {
 			return err
 		}
 	}
+	if cfg.format == "html" {
+		v, _ := buildVersion()
+		return exporter.WritePage(stdout, a.set.Report(), a.set.Plots(),
+			exporter.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
+	}
 	return writeReport(stdout, cfg.format, a.set.Report())
+}
+
+// journal reads a journal directory from its first entry to its last, through the same
+// journal reader as the daemon (without following).
+func (a *analysis) journal() error {
+	src, err := ingest.OpenJournal(ingest.JournalOptions{Dir: a.cfg.journalDir, Units: a.cfg.units,
+		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0)})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: time.Now().Year()})
+	for {
+		ok, err := src.Next(&a.entry, 0)
+		if err != nil {
+			return fmt.Errorf("journal %s: %w", a.cfg.journalDir, err)
+		}
+		if !ok {
+			a.set.CountUnreadable(src.Stats().Unreadable)
+			return nil
+		}
+		a.apply(st)
+	}
 }
 
 // analysis feeds inputs through parse into one model.Set.
@@ -93,10 +136,19 @@ type analysis struct {
 	set    *model.Set
 	entry  ingest.Entry
 	sample parse.Sample
+	since  int64 // Unix ns, 0: unbounded
+	until  int64
 }
 
 func newAnalysis(cfg analyzeConfig) *analysis {
-	return &analysis{cfg: cfg, parser: parse.NewParser(parse.Options{}), set: model.NewSet(model.Options{MaxSeries: cfg.maxSeries})}
+	a := &analysis{cfg: cfg, parser: parse.NewParser(parse.Options{}), set: model.NewSet(model.Options{MaxSeries: cfg.maxSeries})}
+	if !cfg.since.IsZero() {
+		a.since = cfg.since.UnixNano()
+	}
+	if !cfg.until.IsZero() {
+		a.until = cfg.until.UnixNano()
+	}
+	return a
 }
 
 func (a *analysis) file(path string) error {
@@ -118,13 +170,6 @@ func (a *analysis) file(path string) error {
 func (a *analysis) read(r io.Reader, name string, year int) error {
 	rd := ingest.NewReader(r, ingest.ReaderOptions{Name: name})
 	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: year})
-	var since, until int64
-	if !a.cfg.since.IsZero() {
-		since = a.cfg.since.UnixNano()
-	}
-	if !a.cfg.until.IsZero() {
-		until = a.cfg.until.UnixNano()
-	}
 	for {
 		err := rd.Next(&a.entry)
 		if errors.Is(err, io.EOF) {
@@ -134,24 +179,29 @@ func (a *analysis) read(r io.Reader, name string, year int) error {
 			a.set.CountUnreadable(rd.Stats().Bad)
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
-		s := &a.sample
-		r := a.parser.Parse(a.entry.Message, s)
-		if r != parse.Ignored {
-			st.Resolve(a.entry.Time, a.entry.Host, a.entry.Unit, s)
-			if (since != 0 && s.Time < since) || (until != 0 && s.Time >= until) {
-				a.set.CountOutOfRange()
-				continue
-			}
-			if r == parse.Matched {
-				a.set.Observe(s)
-			} else {
-				a.set.ObserveMalformed(s)
-			}
-		}
-		a.set.Count(r)
+		a.apply(st)
 	}
 	a.set.CountUnreadable(rd.Stats().Bad)
 	return nil
+}
+
+// apply parses the current entry into the model, honouring --since and --until.
+func (a *analysis) apply(st *parse.Stream) {
+	s := &a.sample
+	r := a.parser.Parse(a.entry.Message, s)
+	if r != parse.Ignored {
+		st.Resolve(a.entry.Time, a.entry.Host, a.entry.Unit, s)
+		if (a.since != 0 && s.Time < a.since) || (a.until != 0 && s.Time >= a.until) {
+			a.set.CountOutOfRange()
+			return
+		}
+		if r == parse.Matched {
+			a.set.Observe(s)
+		} else {
+			a.set.ObserveMalformed(s)
+		}
+	}
+	a.set.Count(r)
 }
 
 func writeReport(w io.Writer, format string, r model.Report) error {
