@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/sim"
+)
+
+// binary builds specwatch once for the tests that run it as a process (signals, restarts).
+var binary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "specwatch-bin")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "specwatch")
+	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v: %s", err, out)
+	}
+	return path, nil
+})
+
+// proc is a running `specwatch run` with its log captured and its address parsed from it.
+type proc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	log  bytes.Buffer
+	addr chan string
+	done chan error
+}
+
+func startRun(t *testing.T, args ...string) *proc {
+	t.Helper()
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, addr: make(chan string, 1), done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, append([]string{"run", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	stderr, _ := p.cmd.StderrPipe()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line + "\n")
+			p.mu.Unlock()
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["message"] == "serving /metrics, /api/v1/report and the status page" {
+				p.addr <- m["listen"].(string)
+			}
+		}
+		p.done <- p.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+func (p *proc) url(path string) string {
+	p.t.Helper()
+	select {
+	case a := <-p.addr:
+		p.addr <- a
+		return "http://" + a + path
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("daemon did not start serving:\n%s", p.logs())
+	}
+	return ""
+}
+
+func (p *proc) logs() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+// eventually polls cond until it holds or the deadline passes (waiting on a real process).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func get(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// demoJournal builds a journal directory holding the demo scenario.
+func demoJournal(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sc := sim.Demo(1)
+	sc.Format = sim.FormatExport
+	var buf bytes.Buffer
+	if _, err := sim.Generate(sc, &buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	testjournal.BuildFileFromExport(t, dir, &buf)
+	return dir
+}
+
+func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
+	dir, state := demoJournal(t), t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("log:\n  level: info\n")
+	p := startRun(t, "--config", cfgPath, "--journal-dir", dir, "--since", "2026-11-20", "--state-dir", state)
+	eventually(t, "ready", func() bool { return get(p.url("/-/ready")) != "" && strings.Contains(get(p.url("/metrics")), `specwatch_lines_total{result="matched"} 5191`) })
+
+	write("model:\n  window: lots\n")
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	eventually(t, "the reload failure in the log", func() bool { return strings.Contains(p.logs(), "model.window") })
+	eventually(t, "reload gauge 0", func() bool {
+		return strings.Contains(get(p.url("/metrics")), "specwatch_config_last_reload_successful 0")
+	})
+	if !strings.Contains(get(p.url("/api/v1/report")), `"series"`) {
+		t.Fatal("daemon stopped serving after a bad reload")
+	}
+	write("aliases:\n  acc_len: commit_len\n")
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	eventually(t, "reload gauge 1", func() bool {
+		return strings.Contains(get(p.url("/metrics")), "specwatch_config_last_reload_successful 1")
+	})
+
+	// SIGTERM: graceful exit, with the cursor of the last entry saved.
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-p.done; err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.logs())
+	}
+	cur, err := os.ReadFile(filepath.Join(state, "journal.cursor"))
+	if err != nil || len(cur) == 0 {
+		t.Fatalf("no cursor saved: %v", err)
+	}
+}
