@@ -139,7 +139,6 @@ q("svg.plot path").forEach(function(p){var b=p.getBBox();if(b.width>0||b.height>
 d.paths=n;d.flat=z;d.height=document.documentElement.scrollHeight;d.ok="1"})()</script>`
 
 func TestBrowserDemo(t *testing.T) {
-	t.Parallel()
 	r, plots := simulate(t, sim.Demo(1))
 	var b bytes.Buffer
 	if err := WritePage(&b, r, plots, PageOptions{Title: "specwatch — analyze demo",
@@ -148,19 +147,24 @@ func TestBrowserDemo(t *testing.T) {
 	}
 	page := b.String()
 	shot := filepath.Join(t.TempDir(), "demo.png")
-	d := dataset(t, browse(t, page, countProbe, shot))
+	dom := browse(t, page, countProbe, shot)
+	d := dataset(t, dom)
 	atoi := func(k string) int { n, _ := strconv.Atoi(d[k]); return n }
 	if want := 4 * len(r.Series); atoi("svgs") != want || len(r.Series) != 3 {
 		t.Errorf("%d plots in the DOM for %d series, want %d", atoi("svgs"), len(r.Series), want)
 	}
-	if want := strings.Count(page, "<circle"); atoi("circles") != want || want < 1000 {
-		t.Errorf("%d circles in the DOM, %d in the page (want the same, and over 1000)", atoi("circles"), want)
+	if want := strings.Count(page, "<circle"); atoi("circles") != want || want < 100 {
+		t.Errorf("%d circles in the DOM, %d in the page (want the same, and over 100)", atoi("circles"), want)
+	}
+	// Data points are dots in paths ("M x yh0"), counted in the DOM Chromium built.
+	if got, want := strings.Count(dom, "h0"), strings.Count(page, "h0"); got != want || want < 5000 {
+		t.Errorf("%d dots in the DOM, %d in the page (want the same, and over 5000)", got, want)
 	}
 	if want := strings.Count(page, "<path"); atoi("paths") != want || atoi("flat") != 0 {
 		t.Errorf("%d paths with geometry and %d without, %d in the page", atoi("paths"), atoi("flat"), want)
 	}
-	t.Logf("demo page: %d KB, %d plots, %d circles, %d paths, %d px tall", len(page)>>10, atoi("svgs"),
-		atoi("circles"), atoi("paths"), atoi("height"))
+	t.Logf("demo page: %d KB, %d plots, %d dots, %d circles, %d paths, %d px tall", len(page)>>10, atoi("svgs"),
+		strings.Count(dom, "h0"), atoi("circles"), atoi("paths"), atoi("height"))
 	checkScreenshot(t, shot, 1400, 3000)
 	if updateFiles() {
 		for _, dst := range []string{filepath.Join("testdata", "demo.png"), filepath.Join("..", "docs", "demo.png")} {
@@ -184,8 +188,11 @@ void document.body.offsetHeight;d.renderMs=performance.now().toFixed(0);d.ok="1"
 // TestBrowserRenderTime measures the first render of 24 hours of one series, the daemon's
 // status page at its fullest. The target is 300 ms; the bound here is generous, since a loaded
 // CI machine is not the operator's browser, and the figure is logged.
+//
+// It runs after TestBrowserDemo and not in parallel with it: Chromium's first start on a
+// machine is slower (cold caches), and a concurrent browser would be measured too. A second
+// run is made only when the first misses the target, and the best is reported.
 func TestBrowserRenderTime(t *testing.T) {
-	t.Parallel()
 	r, plots := simulate(t, sim.HealthyDay(1))
 	var b bytes.Buffer
 	start := time.Now()
@@ -194,22 +201,21 @@ func TestBrowserRenderTime(t *testing.T) {
 	}
 	gen := time.Since(start)
 	page := b.String()
-	best := map[string]int{}
+	render, parse := -1, 0
 	var runs []string
-	for range 2 {
+	for run := 0; run < 2 && (render < 0 || render > 300); run++ {
 		d := dataset(t, browse(t, page, renderProbe, ""))
-		for _, k := range []string{"parse-ms", "render-ms"} {
-			n, _ := strconv.Atoi(d[k])
-			if v, ok := best[k]; !ok || n < v {
-				best[k] = n
-			}
+		r, _ := strconv.Atoi(d["render-ms"])
+		p, _ := strconv.Atoi(d["parse-ms"])
+		if render < 0 || r < render {
+			render, parse = r, p
 		}
 		runs = append(runs, d["render-ms"])
 	}
 	t.Logf("24 h of one series (%d points): page %d KB, written in %v; first render in Chromium %d ms "+
-		"(parsed %d ms; runs %s ms; target ≤ 300 ms)", len(plots[0].Points), len(page)>>10, gen.Round(time.Millisecond),
-		best["render-ms"], best["parse-ms"], strings.Join(runs, ", "))
-	if best["render-ms"] > 2000 {
-		t.Errorf("first render took %d ms, over the 2 s bound", best["render-ms"])
+		"(of which parsing %d ms; runs: %s ms; target ≤ 300 ms)", len(plots[0].Points), len(page)>>10,
+		gen.Round(time.Millisecond), render, parse, strings.Join(runs, ", "))
+	if render > 2000 {
+		t.Errorf("first render took %d ms, over the 2 s bound", render)
 	}
 }

@@ -24,7 +24,7 @@ header.top .meta{color:#c3cad5;margin:0 auto;font-size:13px}
 header.top .model{color:#8f9bb0;margin:4px auto 0;font-size:12.5px}
 main{max-width:1240px;margin:0 auto;padding:8px 20px 20px}
 h2{font-size:17px;margin:22px 0 8px}h3{font-size:14px;margin:16px 0 6px;color:var(--mute)}
-.none{color:var(--ok);margin:6px 0 4px;font-weight:600}
+.none{color:var(--ok);margin:6px 0 4px;font-weight:600}.more{color:var(--mute);font-size:12.5px;margin:4px 0}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:10px;margin:14px 0}
 .tile{background:#f8f9fb;border:1px solid var(--line);border-radius:7px;padding:9px 12px;min-width:0}
 .overview .tile{background:var(--card)}
@@ -92,7 +92,8 @@ footer{max-width:1240px;margin:0 auto;padding:4px 20px 30px;color:var(--mute);fo
 .plot .pred{fill:none;stroke:var(--model);stroke-width:6;stroke-opacity:.32;stroke-linejoin:round;stroke-linecap:round}
 .plot .idle{fill:none;stroke:var(--idle);stroke-width:1.2}
 .plot .off{fill:var(--mute)}
-.rc0{fill:#c6dbef}.rc1{fill:#9ecae1}.rc2{fill:#6baed6}.rc3{fill:#4292c6}.rc4{fill:#2171b5}.rc5{fill:#084594}
+.plot .dot{fill:none;stroke-width:4.4;stroke-linecap:round}
+.rc0{stroke:#c6dbef}.rc1{stroke:#9ecae1}.rc2{stroke:#6baed6}.rc3{stroke:#4292c6}.rc4{stroke:#2171b5}.rc5{stroke:#084594}
 .span.critical rect{fill:rgba(250,82,82,.13)}.span.warning rect{fill:rgba(250,176,5,.2)}.span.info rect{fill:rgba(134,142,150,.16)}
 .plot .splabel{font-size:10.5px;font-weight:650;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 .span.critical .splabel{fill:var(--crit)}.span.warning .splabel{fill:#b35900}.span.info .splabel{fill:var(--info)}

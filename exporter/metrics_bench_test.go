@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,9 +83,10 @@ func (w *sinkWriter) Write(p []byte) (int, error) {
 }
 
 // ingestRate replays samples for about d, as the pipeline would (one lock per entry), each
-// line once for each of hosts (48 series from the demo's 4), starting a fresh Set when the
-// replay wraps; with scrape, a scrape runs every 100 ms meanwhile. It returns samples per second.
-func ingestRate(l *Locked, samples []parse.Sample, res []parse.Result, hosts [][]byte, d time.Duration, scrape func()) float64 {
+// line once for each of hosts (36 series from the demo's 3), starting a fresh Set when the
+// replay wraps; with scrape, a scrape runs every 100 ms meanwhile. It returns samples per wall
+// second and per second of the loop's own CPU time (0 where that clock is not read).
+func ingestRate(l *Locked, samples []parse.Sample, res []parse.Result, hosts [][]byte, d time.Duration, scrape func()) (wall, cpu float64) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	if scrape != nil {
@@ -103,7 +106,9 @@ func ingestRate(l *Locked, samples []parse.Sample, res []parse.Result, hosts [][
 	} else {
 		close(done)
 	}
-	start := time.Now()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, cpu0 := time.Now(), threadCPU()
 	n := 0
 	var c parse.Sample
 	for i, j := 0, 0; j%256 != 0 || time.Since(start) < d; i, j = i+1, j+1 { // the clock every 256 lines
@@ -127,19 +132,44 @@ func ingestRate(l *Locked, samples []parse.Sample, res []parse.Result, hosts [][
 		}
 		n += len(hosts)
 	}
-	rate := float64(n) / time.Since(start).Seconds()
+	wall = float64(n) / time.Since(start).Seconds()
+	if t := threadCPU() - cpu0; t > 0 {
+		cpu = float64(n) / t.Seconds()
+	}
 	close(stop)
 	<-done
-	return rate
+	return wall, cpu
 }
 
-func ingestFixture(t testing.TB) (*Locked, []parse.Sample, []parse.Result, [][]byte, func()) {
+// heldSource times how long the exporter's snapshots hold the pipeline's lock, the only time
+// a scrape can hold ingestion up (Locked.Snapshot, with the hold timed inside the lock; the
+// wait for the lock is the scrape's, not ingestion's).
+type heldSource struct {
+	*Locked
+	calls, totalNS, maxNS atomic.Int64
+}
+
+func (h *heldSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
+	start := time.Now()
+	dst = h.Set.Snapshot(dst)
+	d := time.Since(start).Nanoseconds()
+	h.calls.Add(1)
+	h.totalNS.Add(d)
+	if d > h.maxNS.Load() {
+		h.maxNS.Store(d)
+	}
+	return dst
+}
+
+func ingestFixture(t testing.TB) (*heldSource, []parse.Sample, []parse.Result, [][]byte, func()) {
 	samples, res := demoSamples(t)
 	var hosts [][]byte
 	for i := range 12 {
 		hosts = append(hosts, fmt.Appendf(nil, "gpu%02d", i))
 	}
-	l := &Locked{Set: model.NewSet(model.Options{})}
+	l := &heldSource{Locked: &Locked{Set: model.NewSet(model.Options{})}}
 	m := newTestMetrics(t, l)
 	h := NewServer(ServerOptions{Source: l, Metrics: m}).Handler()
 	scrape := func() {
@@ -150,25 +180,42 @@ func ingestFixture(t testing.TB) (*Locked, []parse.Sample, []parse.Result, [][]b
 }
 
 // TestScrapesDoNotSlowIngest compares the ingest loop's throughput with and without a scrape
-// every 100 ms, alternating rounds so that drift hits both alike. The scrape holds the
-// pipeline's lock only for Snapshot; the bound is generous because a 2-CPU CI box is noisy,
-// and the figures are logged.
+// every 100 ms, alternating rounds so that drift hits both alike, and measures how long the
+// scrapes held the pipeline's lock (the only way they can hold ingestion up). Throughput per
+// wall second also counts the CPU a scrape takes from the loop on a busy 2-CPU box, which is
+// not blocking; throughput per second of the loop's own CPU time and the lock's hold time are
+// what the test asserts, with generous bounds. The figures are logged.
 func TestScrapesDoNotSlowIngest(t *testing.T) {
 	l, samples, res, hosts, scrape := ingestFixture(t)
-	var without, with float64
-	const rounds = 3
-	for range rounds {
-		without += ingestRate(l, samples, res, hosts, 300*time.Millisecond, nil) / rounds
-		with += ingestRate(l, samples, res, hosts, 300*time.Millisecond, scrape) / rounds
+	var wallWithout, wallWith, cpuWithout, cpuWith float64
+	var withTime time.Duration
+	rounds := 3.0
+	if raceEnabled {
+		rounds = 1 // reported, not asserted: see below
 	}
-	t.Logf("ingest: %.0f samples/s without scrapes, %.0f with a scrape every 100 ms (%+.1f %%), %d series",
-		without, with, 100*(with/without-1), l.Set.Len())
+	for range int(rounds) {
+		w, c := ingestRate(l.Locked, samples, res, hosts, 300*time.Millisecond, nil)
+		wallWithout, cpuWithout = wallWithout+w/rounds, cpuWithout+c/rounds
+		start := time.Now()
+		w, c = ingestRate(l.Locked, samples, res, hosts, 300*time.Millisecond, scrape)
+		wallWith, cpuWith = wallWith+w/rounds, cpuWith+c/rounds
+		withTime += time.Since(start)
+	}
+	calls, held := l.calls.Load(), time.Duration(l.totalNS.Load())
+	share := float64(held) / float64(withTime)
+	t.Logf("ingest, %d series: %.0f samples/s without scrapes, %.0f with a scrape every 100 ms (%+.1f %%); "+
+		"per CPU second of the loop %.0f and %.0f (%+.1f %%); %d snapshots held the lock %v in all (longest %v), %.3f %% of the time",
+		l.Set.Len(), wallWithout, wallWith, 100*(wallWith/wallWithout-1), cpuWithout, cpuWith, 100*(cpuWith/cpuWithout-1),
+		calls, held, time.Duration(l.maxNS.Load()), 100*share)
 	if raceEnabled {
 		t.Log("race detector on: the comparison is not asserted")
 		return
 	}
-	if with < 0.75*without {
-		t.Errorf("scrapes slow ingestion by %.0f %%", 100*(1-with/without))
+	if share > 0.05 {
+		t.Errorf("scrapes held the pipeline's lock %.1f %% of the time", 100*share)
+	}
+	if cpuWithout > 0 && cpuWith < 0.6*cpuWithout { // ±17 % run to run on a loaded 2-CPU box
+		t.Errorf("scrapes slow the ingest loop's own work by %.0f %%", 100*(1-cpuWith/cpuWithout))
 	}
 }
 
@@ -179,11 +226,12 @@ func BenchmarkIngest(b *testing.B) {
 		scrape func()
 	}{{"noscrape", nil}, {"scrape100ms", scrape}} {
 		b.Run(tc.name, func(b *testing.B) {
-			var rate float64
+			var wall, cpu float64
 			for b.Loop() {
-				rate = ingestRate(l, samples, res, hosts, time.Second, tc.scrape)
+				wall, cpu = ingestRate(l.Locked, samples, res, hosts, time.Second, tc.scrape)
 			}
-			b.ReportMetric(rate, "samples/s")
+			b.ReportMetric(wall, "samples/s")
+			b.ReportMetric(cpu, "samples/cpu-s")
 		})
 	}
 }

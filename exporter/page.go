@@ -44,6 +44,7 @@ type pageView struct {
 	CSS                                    template.CSS
 	Input                                  []tile
 	Active, Past                           []anomalyRow
+	PastMore                               int // earlier episodes not listed
 	Series                                 []seriesView
 }
 
@@ -105,7 +106,21 @@ func buildPage(r model.Report, plots []model.SeriesPlot, opts PageOptions) pageV
 	}
 	slices.SortStableFunc(v.Active, order)
 	slices.SortStableFunc(v.Past, func(a, b anomalyRow) int { return a.start.Compare(b.start) })
+	v.Past, v.PastMore = latest(v.Past)
 	return v
+}
+
+// maxListed bounds a list of ended episodes: a flapping detector on a live page must not bury
+// the plots. The cards list every series' own episodes up to the same bound.
+const maxListed = 20
+
+// latest keeps the maxListed most recent rows of a list in time order, and says how many it
+// left out.
+func latest(rows []anomalyRow) ([]anomalyRow, int) {
+	if len(rows) <= maxListed {
+		return rows, 0
+	}
+	return rows[len(rows)-maxListed:], len(rows) - maxListed
 }
 
 func badIf(b bool) string {
@@ -119,10 +134,7 @@ func badIf(b bool) string {
 func anomalyOverview(a model.AnomalyJSON, sr *model.SeriesReport, anchor string) anomalyRow {
 	row := anomalyRow{Kind: a.Kind, Severity: severityClass(a.Severity), Series: seriesName(sr.Labels),
 		Anchor: anchor, Detail: a.Detail, start: a.Start}
-	row.sev = map[string]int{"critical": 0, "warning": 1}[row.Severity]
-	if row.Severity == "info" {
-		row.sev = 2
-	}
+	row.sev = map[string]int{"critical": 0, "warning": 1, "info": 2}[row.Severity]
 	if a.End == nil {
 		row.When = "since " + fmtTime(a.Start)
 		if d := sr.Last.Sub(a.Start); d > 0 {

@@ -1,7 +1,9 @@
 package exporter
 
 import (
+	"cmp"
 	"html/template"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,6 +17,7 @@ type seriesView struct {
 	Figures                                                       []tile
 	Forecast                                                      []forecastRow
 	Anomalies                                                     []anomalyRow
+	AnomalyCount, AnomaliesMore                                   int
 	Scatter, Attr, Commit, TPS                                    plotView
 	AttrRows                                                      []attrRow
 }
@@ -67,6 +70,8 @@ func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) ser
 	for _, a := range sr.Anomalies {
 		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
 	}
+	v.AnomalyCount = len(v.Anomalies)
+	v.Anomalies, v.AnomaliesMore = latest(v.Anomalies)
 	v.Scatter = plotView{Title: "Step time vs context", Empty: noData}
 	v.Commit = plotView{Title: "Commit length over time", Empty: noData}
 	v.TPS = plotView{Title: "Decode throughput over time", Empty: noData}
@@ -82,8 +87,17 @@ func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) ser
 	return v
 }
 
-// plotSeries fills the three data plots of a card from the series' recorded points.
+// plotSeries fills the three data plots of a card from the series' recorded points. The plots
+// assume time order (recency, rolling means, the time axis); a log whose clock stepped back
+// could break it, so out-of-order points are sorted on a copy first.
 func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
+	byTime := func(a, b model.HistoryPoint) int { return cmp.Compare(a.T, b.T) }
+	if !slices.IsSortedFunc(p.Points, byTime) {
+		sorted := *p
+		sorted.Points = slices.Clone(p.Points)
+		slices.SortStableFunc(sorted.Points, byTime)
+		p = &sorted
+	}
 	sc := scatterSVG(p, v.Name)
 	if sc.svg != "" {
 		v.Scatter.SVG = sc.svg

@@ -27,10 +27,10 @@ const pageHTML = `<!DOCTYPE html>
 <div class="tiles input">{{range .Input}}<div class="tile {{.Class}}"><div class="tl">{{.Label}}</div><div class="tv">{{.Value}}</div><div class="ts">{{.Sub}}</div></div>{{end}}</div>
 <h2>Active anomalies</h2>
 {{if .Active}}{{template "anomalies" .Active}}{{else}}<p class="none">No active anomalies.</p>{{end}}
-{{with .Past}}<h3>Earlier episodes</h3>{{template "anomalies" .}}{{end}}
+{{with .Past}}<h3>Earlier episodes</h3>{{template "anomalies" .}}{{end}}{{with .PastMore}}<p class="more">… and {{.}} earlier, listed with their series.</p>{{end}}
 <h2>Series</h2>
 {{if .Series}}<table class="index"><thead><tr><th>verdict</th><th>series</th><th>samples</th><th class="num">tok/s</th><th class="num">commit length</th><th class="num">anomalies</th></tr></thead><tbody>
-{{range .Series}}<tr><td><span class="badge v-{{.Verdict}}">{{.VerdictText}}</span></td><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{.Span}}</td><td class="num">{{(index .Figures 0).Value}}</td><td class="num">{{(index .Figures 1).Value}}</td><td class="num">{{len .Anomalies}}</td></tr>
+{{range .Series}}<tr><td><span class="badge v-{{.Verdict}}">{{.VerdictText}}</span></td><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{.Span}}</td><td class="num">{{(index .Figures 0).Value}}</td><td class="num">{{(index .Figures 1).Value}}</td><td class="num">{{.AnomalyCount}}</td></tr>
 {{end}}</tbody></table>{{else}}<p class="none">No engine statistics found: is this an SGLang, vLLM or llama.cpp log with metrics logging on?</p>{{end}}
 </section>
 {{range .Series}}
@@ -39,7 +39,7 @@ const pageHTML = `<!DOCTYPE html>
 <h2><span class="eng">{{.Engine}}</span>{{range .Labels}} <span class="lab"><i>{{.K}}</i> {{.V}}</span>{{end}}</h2>
 <p class="span">{{.Span}}</p></header>
 {{with .Explanation}}<p class="explain">{{.}}</p>{{end}}
-{{with .Anomalies}}{{template "anomalies" .}}{{end}}
+{{with .AnomaliesMore}}<p class="more">{{.}} earlier episodes not listed; the latest:</p>{{end}}{{with .Anomalies}}{{template "anomalies" .}}{{end}}
 <div class="tiles figs">{{range .Figures}}<div class="tile"><div class="tl">{{.Label}}</div><div class="tv">{{.Value}}</div><div class="ts">{{.Sub}}</div></div>{{end}}
 {{if .Forecast}}<div class="tile fc"><div class="tl">forecast, one request</div><table><thead><tr><th>context</th><th class="num">step</th><th class="num">tok/s</th></tr></thead><tbody>{{range .Forecast}}<tr><td>{{.Context}}</td><td class="num">{{.StepMS}} ms</td><td class="num">{{.TPS}}</td></tr>{{end}}</tbody></table></div>{{end}}
 </div>

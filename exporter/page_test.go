@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,17 +87,18 @@ func TestPageCounts(t *testing.T) {
 			t.Errorf("SGLang card has no %s plot", class)
 		}
 	}
-	// Scatter: 38 fitted points in recency groups, the on-scale after-idle point hollow, the
-	// one at 5 s left out and counted in the legend; one fit line.
+	// Scatter: 38 fitted points as dots in recency groups, the on-scale after-idle point a
+	// hollow circle, the one at 5 s left out and counted in the legend; one fit line.
 	sc := svgOf(sg, "scatter")
-	if n := strings.Count(sc, "<circle"); n != 39 {
-		t.Errorf("scatter has %d circles, want 39", n)
+	if n := strings.Count(sc, "<circle"); n != 1 {
+		t.Errorf("scatter has %d circles, want the 1 after-idle point", n)
 	}
 	if n := strings.Count(regexp.MustCompile(`(?s)<g class="idle">.*?</g>`).FindString(sc), "<circle"); n != 1 {
 		t.Errorf("scatter has %d after-idle circles, want 1", n)
 	}
-	if n := strings.Count(sc, `<g class="rc`); n != recencyBins {
-		t.Errorf("scatter has %d recency groups, want %d", n, recencyBins)
+	if d := pathD(sc, "dot rc[0-5]"); len(d) != recencyBins || strings.Count(strings.Join(d, ""), "h0") != 38 {
+		t.Errorf("scatter has %d recency groups with %d dots, want %d with 38", len(d),
+			strings.Count(strings.Join(d, ""), "h0"), recencyBins)
 	}
 	if n := len(pathD(sc, "fit")); n != 1 {
 		t.Errorf("scatter has %d fit lines, want 1", n)
@@ -110,8 +112,8 @@ func TestPageCounts(t *testing.T) {
 	if d := pathD(cm, "raw"); len(d) != 1 || strings.Count(d[0], "h0") != 40 {
 		t.Errorf("commit dots: %d paths, %d dots, want 1 path of 40", len(d), strings.Count(strings.Join(d, ""), "h0"))
 	}
-	if d := pathD(cm, "mean"); len(d) != 1 || strings.Count(d[0], "L") != 39 {
-		t.Errorf("commit mean: %d paths with %d segments, want one of 39", len(d), strings.Count(strings.Join(d, ""), "L"))
+	if d := pathD(cm, "mean"); len(d) != 1 || strings.Count(d[0], "l") != 39 {
+		t.Errorf("commit mean: %d paths with %d segments, want one of 39", len(d), strings.Count(strings.Join(d, ""), "l"))
 	}
 	if n := strings.Count(cm, `<g class="span `); n != 2 {
 		t.Errorf("commit plot has %d anomaly spans, want 2", n)
@@ -122,9 +124,11 @@ func TestPageCounts(t *testing.T) {
 	if d := pathD(tp, "raw"); len(d) != 1 || strings.Count(d[0], "h0") != 38 {
 		t.Errorf("tok/s dots: %v", d)
 	}
-	if d := pathD(tp, "pred"); len(d) != 1 || strings.Count(d[0], "L")+strings.Count(d[0], "M") != 35-2 {
-		t.Errorf("predicted tok/s: %d paths, %d points, want 33 (35 warm, minus 2 after idle)", len(d),
-			strings.Count(strings.Join(d, ""), "L")+strings.Count(strings.Join(d, ""), "M"))
+	points := func(d string) int {
+		return strings.Count(strings.ToLower(d), "l") + strings.Count(strings.ToLower(d), "m")
+	}
+	if d := pathD(tp, "pred"); len(d) != 1 || points(d[0]) != 35-2 {
+		t.Errorf("predicted tok/s: %d paths, %d points, want 33 (35 warm, minus 2 after idle)", len(d), points(strings.Join(d, "")))
 	}
 	if n := strings.Count(tp, "<circle"); n != 2 {
 		t.Errorf("tok/s plot has %d after-idle circles, want 2", n)
@@ -136,8 +140,8 @@ func TestPageCounts(t *testing.T) {
 	if n := strings.Count(svgOf(cs[1], "attr"), `<g class="bar `); n != 5 {
 		t.Errorf("vLLM attribution has %d bars, want 5 (with batch)", n)
 	}
-	if n := strings.Count(svgOf(cs[1], "scatter"), "<circle"); n != 12 {
-		t.Errorf("vLLM scatter has %d circles, want its 12 points", n)
+	if n := strings.Count(svgOf(cs[1], "scatter"), "h0"); n != 12 {
+		t.Errorf("vLLM scatter has %d dots, want its 12 points", n)
 	}
 	// The anomalies: the active one at the top, the ended one among earlier episodes.
 	top := page[:strings.Index(page, `<section class="card `)]
@@ -249,10 +253,44 @@ func TestPageNaN(t *testing.T) {
 			t.Errorf("page contains %q: …%s…", bad, page[max(0, i-80):min(len(page), i+40)])
 		}
 	}
-	if n := strings.Count(svgOf(cards(page)[1], "scatter"), "<circle"); n != 1 {
-		t.Errorf("a single point draws %d circles", n)
+	if n := strings.Count(svgOf(cards(page)[1], "scatter"), "h0"); n != 1 {
+		t.Errorf("a single point draws %d dots", n)
 	}
-	if n := strings.Count(svgOf(cards(page)[2], "scatter"), "<circle"); n != 30 {
-		t.Errorf("30 points at one context and one time draw %d circles", n)
+	if n := strings.Count(svgOf(cards(page)[2], "scatter"), "h0"); n != 30 {
+		t.Errorf("30 points at one context and one time draw %d dots", n)
+	}
+}
+
+// Points out of time order (a clock stepped back) draw as if sorted.
+func TestPageUnsorted(t *testing.T) {
+	r, plots := synth()
+	sorted := render(t, r, plots, synthOpts)
+	pts := plots[2].Points
+	for i, j := 0, len(pts)-1; i < j; i, j = i+1, j-1 {
+		pts[i], pts[j] = pts[j], pts[i]
+	}
+	if got := render(t, r, plots, synthOpts); got != sorted {
+		t.Error("reversed points draw a different page")
+	}
+}
+
+// A flapping detector lists the latest episodes, and says how many it left out.
+func TestPageManyEpisodes(t *testing.T) {
+	r, plots := synth()
+	var many []model.AnomalyJSON
+	for i := range 50 {
+		many = append(many, model.AnomalyJSON{Kind: "stale", Severity: "info", Start: at(time.Duration(i) * time.Second),
+			End: ptr(at(time.Duration(i)*time.Second + 1)), Detail: "episode " + strconv.Itoa(i)})
+	}
+	r.Series[1].Anomalies = many
+	page := render(t, r, plots, synthOpts)
+	if !strings.Contains(page, "… and 31 earlier, listed with their series.") || !strings.Contains(page, "30 earlier episodes not listed") {
+		t.Error("the page does not say how many episodes it left out")
+	}
+	if strings.Contains(page, "episode 29<") || !strings.Contains(page, "episode 30<") || !strings.Contains(page, "episode 49<") {
+		t.Error("the page does not list the latest 20 episodes")
+	}
+	if !strings.Contains(page, `<td class="num">50</td>`) {
+		t.Error("the series index does not count all 50 episodes")
 	}
 }

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,9 +36,14 @@ type PushOptions struct {
 	Failures prometheus.Counter
 	// Logger receives push failures; nil discards them.
 	Logger *slog.Logger
-	// FinalTimeout bounds the final push on shutdown; zero means min(Interval, 5 s).
+	// FinalTimeout bounds the final push on shutdown, and so how long Stop can take; zero means
+	// DefaultFinalTimeout.
 	FinalTimeout time.Duration
 }
+
+// DefaultFinalTimeout bounds the final push: long enough for a busy receiver, short against
+// systemd's stop timeout (90 s by default).
+const DefaultFinalTimeout = 5 * time.Second
 
 // Pusher pushes a registry periodically with VictoriaMetrics/metrics' push worker, in its own
 // goroutine: a slow or dead receiver delays only the next push (each push times out after
@@ -65,7 +71,12 @@ type Pusher struct {
 func StartPush(ctx context.Context, opts PushOptions) (*Pusher, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("push URL: %w", err) // url.Error names the URL, redacted
+		// url.Error would quote the whole URL, credentials included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("push URL (not shown: it may hold credentials): %w", err)
 	}
 	p := &Pusher{opts: opts, redacted: u.Redacted(), log: opts.Logger, done: make(chan struct{})}
 	if opts.Gatherer == nil {
@@ -81,7 +92,7 @@ func StartPush(ctx context.Context, opts PushOptions) (*Pusher, error) {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	if p.opts.FinalTimeout <= 0 {
-		p.opts.FinalTimeout = min(opts.Interval, 5*time.Second)
+		p.opts.FinalTimeout = DefaultFinalTimeout
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel

@@ -217,6 +217,7 @@ func TestPushOptionsErrors(t *testing.T) {
 	}{
 		{PushOptions{URL: "http://u:pw@h:1/x", Interval: 0, Gatherer: m.Registry()}, "http://u:xxxxx@h:1/x"},
 		{PushOptions{URL: "ftp://h/x", Interval: time.Second, Gatherer: m.Registry()}, "ftp://h/x"},
+		{PushOptions{URL: "http://u:pw@h:1/%zz", Interval: time.Second, Gatherer: m.Registry()}, "invalid URL escape"},
 		{PushOptions{URL: "http://h/x", Interval: time.Second, Gatherer: m.Registry(), ExtraLabels: map[string]string{"__x": "1"}}, "__x"},
 		{PushOptions{URL: "http://h/x", Interval: time.Second}, "Gatherer"},
 	} {

@@ -75,7 +75,12 @@ func attributionSVG(a *model.AttributionJSON, label string) drawn {
 			v = 0
 		}
 		bx0, bx1 := f.x.at(0), f.x.at(v)
-		s.str(`<g class="bar ` + fc.class + `">`)
+		s.str(`<g class="bar ` + fc.class + `"><title>`)
+		s.esc(fc.name + ": log ratio " + signed(v) + ", tok/s ×" + strconv.FormatFloat(math.Exp(v), 'f', 2, 64))
+		if sh := shareText(v, total); sh != "" {
+			s.esc(", " + sh + " of the change")
+		}
+		s.str(`</title>`)
 		s.rect(math.Min(bx0, bx1), y+7, math.Max(math.Abs(bx1-bx0), 1), rowH-14, "")
 		s.str(`</g>`)
 		s.text(f.x0()-10, y+rowH/2+4, "rowl", fc.name)

@@ -4,13 +4,15 @@ import (
 	"html/template"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/specwatch/specwatch/model"
 )
 
 // recencyBins is how many shades the step-vs-context scatter uses for age. Points are grouped
-// by shade into one <g> each, so the colour is set once per group rather than per point, and
-// the newest group is drawn last (on top), where the eye looks for the current state.
+// by shade into one path of round dots each (see dots: a day of <circle> elements doubled the
+// page's first render), so the colour is set once per group, and the newest group is drawn
+// last (on top), where the eye looks for the current state.
 const recencyBins = 6
 
 // Plot sizes in CSS pixels at 1x. The time plots share width and margins so that anomaly spans
@@ -62,7 +64,7 @@ func scatterSVG(p *model.SeriesPlot, label string) drawn {
 	}
 	f.xAxis(&s, xt, xTitle, true)
 
-	var bins [recencyBins]svgBuf
+	var bins [recencyBins]dots
 	var idle svgBuf
 	var off polyline
 	var d drawn
@@ -73,14 +75,15 @@ func scatterSVG(p *model.SeriesPlot, label string) drawn {
 		if !finite(x) || !finite(y) || y < 0 {
 			continue
 		}
-		px, py := f.x.at(x), f.y.at(y)
+		// After-idle contexts may lie outside the fitted range: they sit on the edge.
+		px, py := f.x.clamp(f.x.at(x)), f.y.at(y)
 		if py < f.y1() && q.Idle { // an artefact off the top: counted in the legend only
 			d.idleOff++
 			continue
 		}
 		if py < f.y1() { // off the top: a marker on the edge, not a squashed axis
 			off.to(px, f.y1())
-			off.d.str("l3 6h-6z")
+			off.d.raw("l3 6h-6z")
 			off.lift()
 			d.offScale++
 			continue
@@ -89,13 +92,11 @@ func scatterSVG(p *model.SeriesPlot, label string) drawn {
 			idle.circle(px, py, 2.5)
 			continue
 		}
-		bins[recencyBin(q.T, t0, t1)].circle(px, py, 2.2)
+		bins[recencyBin(q.T, t0, t1)].at(px, py)
 	}
 	s.str(`<g class="idle">` + idle.b.String() + `</g>`)
 	for i := range bins {
-		if bins[i].b.Len() > 0 {
-			s.str(`<g class="rc` + string(rune('0'+i)) + `">` + bins[i].b.String() + `</g>`)
-		}
+		bins[i].write(&s, "dot rc"+strconv.Itoa(i))
 	}
 	off.write(&s, "off")
 	if fit {

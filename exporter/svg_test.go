@@ -124,7 +124,7 @@ func TestPolylineGaps(t *testing.T) {
 	p.to(6, 6)
 	var s svgBuf
 	p.write(&s, "x")
-	if got, want := s.b.String(), `<path class="x" d="M1 1M3 3L4 4M6 6"/>`; got != want {
+	if got, want := s.b.String(), `<path class="x" d="M1 1m2 2l1 1m2 2"/>`; got != want {
 		t.Errorf("path %s, want %s", got, want)
 	}
 	var empty polyline
@@ -133,6 +133,33 @@ func TestPolylineGaps(t *testing.T) {
 	empty.write(&s, "x")
 	if s.b.Len() != 0 {
 		t.Errorf("an empty polyline wrote %q", s.b.String())
+	}
+}
+
+// Relative steps in whole tenths: no drift over thousands of points, short numbers, and a
+// minus sign as the only separator it needs.
+func TestPathData(t *testing.T) {
+	var d dots
+	d.at(10.04, 20.06)
+	d.at(9.5, 20.1)
+	d.at(math.NaN(), 3)
+	d.at(12.35, 18)
+	var s svgBuf
+	d.write(&s, "x")
+	if got, want := s.b.String(), `<path class="x" d="M10 20.1h0m-0.5 0h0m2.9-2.1h0"/>`; got != want {
+		t.Errorf("dots %s, want %s", got, want)
+	}
+	var p polyline
+	x := 0.0
+	for range 10000 {
+		x += 0.13
+		p.to(x, -x)
+	}
+	if p.d.x != tenths(x) || p.d.y != tenths(-x) {
+		t.Errorf("after 10000 steps the path is at (%d, %d) tenths, want (%d, %d)", p.d.x, p.d.y, tenths(x), tenths(-x))
+	}
+	if got := tenths(math.Inf(1)); got != 1e10 {
+		t.Errorf("tenths(+Inf) = %d", got)
 	}
 }
 

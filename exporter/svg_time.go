@@ -35,6 +35,7 @@ func timeSVG(p *model.SeriesPlot, label, class, yTitle string, h float64, traces
 		return drawn{}
 	}
 	t0, t1 := pts[0].T, pts[len(pts)-1].T
+	last := t1 // active anomalies end at the last point
 	if t1-t0 < int64(time.Minute) {
 		t0, t1 = t0-int64(30*time.Second), t1+int64(30*time.Second)
 	}
@@ -46,7 +47,7 @@ func timeSVG(p *model.SeriesPlot, label, class, yTitle string, h float64, traces
 	f.open(&s, class, yTitle+" over time, "+label)
 	f.yAxis(&s, yt, yTitle)
 	f.xAxis(&s, timeTicks(t0, t1, 10), timeTitle(t0, t1), false)
-	spans(&s, &f, p.Anomalies, t1)
+	spans(&s, &f, p.Anomalies, last)
 
 	gap := gapThreshold(pts)
 	win := max((t1-t0)/40, int64(2*time.Minute))

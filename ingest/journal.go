@@ -60,6 +60,10 @@ type JournalOptions struct {
 	// JournalStats.CursorMissing counts it: entries between may have been lost. A cursor
 	// that does not parse is treated the same way, from Since or the tail.
 	Cursor string
+	// NoFollow reads up to the end of the journal and stops there: Next returns io.EOF
+	// instead of waiting for new entries (for analyze; the daemon follows). Next(e, 0) on a
+	// following source is no end test: journalctl answers asynchronously.
+	NoFollow bool
 	// Backend chooses the implementation; see Backend.
 	Backend Backend
 	// JournalctlPath is the journalctl binary for BackendJournalctl; "" means "journalctl"
@@ -112,7 +116,8 @@ type JournalSource interface {
 	// e's slices point into the source's buffers and are valid until the next call.
 	// Transient failures (a corrupt entry, a journald restart, journalctl exiting) are
 	// handled inside with bounded retries and counted; an error is returned only when the
-	// journal stays unreadable, and after Close (ErrJournalClosed).
+	// journal stays unreadable, at the end with NoFollow (io.EOF), and after Close
+	// (ErrJournalClosed).
 	Next(e *Entry, wait time.Duration) (ok bool, err error)
 	// Close releases the journal (and unlocks the thread, or kills journalctl). It is safe to
 	// call more than once.

@@ -54,10 +54,7 @@ func lastLineIn(t *testing.T, file string) int {
 // archived files the reader has finished (as a retention policy that keeps up would):
 // nothing lost, nothing duplicated.
 func TestJournalRotateVacuum(t *testing.T) {
-	n, pace := 20_000, 10*time.Millisecond // about 3 s of stream
-	if longJournalTests() {
-		n = 60_000 // about 8 s
-	}
+	n, pace := journalTestSize(20_000, 30_000, 60_000), 10*time.Millisecond // 100 lines per 10 ms
 	journalBackends(t, func(t *testing.T, b Backend) {
 		j := startJournald(t)
 		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})
@@ -119,10 +116,7 @@ func TestJournalRotateVacuum(t *testing.T) {
 // against journalctl): in order, no duplicates. Lines still queued in journald's socket
 // when it died are lost by journald, not by the reader; the oracle accounts for that.
 func TestJournalJournaldRestart(t *testing.T) {
-	n := 10_000
-	if longJournalTests() {
-		n = 30_000
-	}
+	n := journalTestSize(10_000, 15_000, 30_000)
 	journalBackends(t, func(t *testing.T, b Backend) {
 		j := startJournald(t)
 		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})

@@ -12,14 +12,25 @@ import (
 )
 
 // ctlSource follows the journal through `journalctl -o export --follow`, for builds without
-// cgo or hosts without libsystemd.so.0.
+// cgo or hosts without libsystemd.so.0. --output-fields keeps the pipe to the fields an Entry
+// needs (journalctl adds __CURSOR, __REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP, _BOOT_ID).
 //
-// Positioning uses --cursor (which includes the cursor's own entry), never --after-cursor:
-// journalctl 252 implements --after-cursor as "seek, then skip two entries", so when the
-// saved entry was vacuumed it silently drops the first entry after it. With --cursor the
-// first entry is compared with the cursor here: skipped if it is the saved one, counted as
-// CursorMissing if not. When journalctl exits (journald restarted, files vanished, killed) it
-// is started again after the last cursor returned, with the backoff of retry.
+// Pitfalls of journalctl 252, each checked against a real journald in the tests:
+//   - --after-cursor is "seek, then skip two entries": when the saved entry was vacuumed it
+//     silently drops the first entry after it. So positioning uses --cursor (which includes
+//     the cursor's own entry) and the first entry is compared with the cursor here: skipped
+//     if it is the saved one, counted as CursorMissing if not.
+//   - --lines=0 --follow (only new entries) returns just the last of the first entries that
+//     arrive together when nothing matched before (the SeekTail bug of systemd < 254). The
+//     tail is instead the cursor of the newest matching entry, asked for with --lines=1 at
+//     OpenJournal, or the head when nothing matches yet.
+//   - --follow on a journal without any file exits ("Data from the specified boot (+0) is
+//     not available"): such a directory is looked at again every retryMax.
+//   - A cursor journalctl cannot parse ends it at once with "Failed to seek to cursor":
+//     counted as CursorMissing, and reading starts as if there were none.
+//
+// When journalctl exits (killed, files vanished), it is started again after the last cursor
+// returned, with the backoff of retry. Close kills it; Pdeathsig kills it if specwatch dies.
 type ctlSource struct {
 	o         JournalOptions
 	path      string
@@ -35,6 +46,8 @@ type ctlSource struct {
 	startUsec int64
 	retry     retry
 	fatal     error
+	eof       bool // NoFollow: journalctl printed everything and exited
+	empty     bool // the journal had no files at the last start (reported once)
 	timer     *time.Timer
 	files     *fileChecker
 	stats     JournalStats
@@ -72,81 +85,6 @@ func openJournalctl(o JournalOptions) (JournalSource, error) {
 	return s, nil
 }
 
-// args builds journalctl's command line for the current position.
-func (s *ctlSource) args() []string {
-	a := []string{"--output=export", "--follow", "--no-pager", "--quiet", ctlExportOptions}
-	if s.o.Dir != "" {
-		a = append(a, "--directory="+s.o.Dir)
-	}
-	s.resume = resumePoint{}
-	switch {
-	case s.last != nil:
-		a = append(a, "--cursor="+string(s.last), "--no-tail")
-		s.resume = resumePoint{cursor: string(s.last)}
-	case s.o.Cursor != "":
-		a = append(a, "--cursor="+s.o.Cursor, "--no-tail")
-		s.resume = resumePoint{cursor: s.o.Cursor, fromStore: true}
-	case !s.o.Since.IsZero():
-		a = append(a, "--since="+usecArg(s.o.Since.UnixMicro()), "--no-tail")
-	case !s.started && s.tail != "":
-		// The tail: after the last entry that matched at OpenJournal. Not --lines=0:
-		// journalctl 252 then misses all but the last of the first new entries when
-		// nothing matched yet (the SeekTail behaviour of systemd < 254).
-		a = append(a, "--cursor="+s.tail, "--no-tail")
-		s.resume = resumePoint{cursor: s.tail, quiet: true}
-	case !s.started:
-		a = append(a, "--no-tail") // nothing matched at OpenJournal: all that comes is new
-	default:
-		a = append(a, "--since="+usecArg(s.startUsec), "--no-tail")
-	}
-	if m := s.o.matches(); len(m) > 0 {
-		a = append(append(a, "--"), m...)
-	}
-	return a
-}
-
-// lastCursor returns the cursor of the newest entry matching now, "" if none.
-func (s *ctlSource) lastCursor() (string, error) {
-	a := []string{"--output=export", "--lines=1", "--no-pager", "--quiet", ctlExportOptions}
-	if s.o.Dir != "" {
-		a = append(a, "--directory="+s.o.Dir)
-	}
-	if m := s.o.matches(); len(m) > 0 {
-		a = append(append(a, "--"), m...)
-	}
-	cmd := exec.Command(s.path, a...)
-	stderr := &tailWriter{max: ctlStderrKept}
-	cmd.Stderr = stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("ingest: %s: finding the tail with %s: %w: %s", s.o.name(), s.path, err, strings.TrimSpace(stderr.String()))
-	}
-	var e Entry
-	if NewReader(bytes.NewReader(out), ReaderOptions{Shape: Export}).Next(&e) != nil {
-		return "", nil
-	}
-	return string(e.Cursor), nil
-}
-
-// usecArg writes a time for --since: "@seconds.micros" is exact to the microsecond.
-func usecArg(us int64) string { return fmt.Sprintf("@%d.%06d", us/1e6, us%1e6) }
-
-func (s *ctlSource) start() error {
-	p, err := startCtl(s.path, s.args())
-	if err != nil {
-		return fmt.Errorf("ingest: starting %s for %s: %w", s.path, s.o.name(), err)
-	}
-	if s.started {
-		s.stats.Reopens++
-	}
-	s.p, s.started, s.got, s.bad = p, true, false, 0
-	for _, msg := range s.files.scan(time.Now()) {
-		s.stats.BadFiles++
-		s.o.warn("%s", msg)
-	}
-	return nil
-}
-
 // Next implements JournalSource.
 func (s *ctlSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	switch {
@@ -156,6 +94,9 @@ func (s *ctlSource) Next(e *Entry, wait time.Duration) (bool, error) {
 		return false, s.fatal
 	}
 	deadline := time.Now().Add(wait)
+	if s.eof {
+		return false, io.EOF
+	}
 	for {
 		for s.cur != nil && s.pos < len(s.cur.recs) {
 			s.cur.entry(s.pos, e)
@@ -180,6 +121,9 @@ func (s *ctlSource) Next(e *Entry, wait time.Duration) (bool, error) {
 			if b.err != nil {
 				if s.fatal = s.ended(b.err); s.fatal != nil {
 					return false, s.fatal
+				}
+				if s.eof {
+					return false, io.EOF
 				}
 				continue
 			}
@@ -255,6 +199,22 @@ func (s *ctlSource) ended(why error) error {
 		s.started = false // the tail of a first start, not a recovery
 		return nil
 	}
+	if !s.got && !s.o.NoFollow && s.noFiles() {
+		// journalctl 252 cannot follow a journal without files ("Data from the specified
+		// boot (+0) is not available"): a journal-remote directory before its first
+		// upload. Look again every retryMax, without using up the retries.
+		if !s.empty {
+			s.o.warn("%s: no journal files yet; checking again every %v", s.o.name(), retryMax)
+		}
+		s.empty, s.started = true, false
+		s.retry.at = time.Now().Add(retryMax)
+		return nil
+	}
+	s.empty = false
+	if errors.Is(why, io.EOF) && werr == nil && s.o.NoFollow {
+		s.eof = true // journalctl reached the end and said so
+		return nil
+	}
 	if errors.Is(why, io.EOF) {
 		why = fmt.Errorf("journalctl exited (%v)", werr)
 	}
@@ -263,13 +223,6 @@ func (s *ctlSource) ended(why error) error {
 	}
 	s.o.warn("%s: %v; restarting it after the last entry read", s.o.name(), why)
 	return s.retry.failed(fmt.Errorf("%s: %w", s.o.name(), why), time.Now())
-}
-
-func (s *ctlSource) startName() string {
-	if !s.o.Since.IsZero() {
-		return s.o.Since.Format(time.RFC3339Nano)
-	}
-	return "the tail"
 }
 
 // Close implements JournalSource: it kills journalctl and waits for it.

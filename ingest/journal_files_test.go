@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -117,4 +119,46 @@ func TestCheckJournalFile(t *testing.T) {
 	if bad := c.scan(time.Now().Add(2 * time.Minute)); len(bad) != 0 {
 		t.Fatalf("reported twice: %q", bad)
 	}
+}
+
+// TestJournalNoFollow: NoFollow reads a journal directory to its end and returns io.EOF
+// there, for both backends (analyze relies on it).
+func TestJournalNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	testjournal.BuildFileFunc(t, dir, 500, lines(0, 500, "a.service"))
+	testjournal.BuildFileFunc(t, dir, 500, lines(500, 500, "b.service"))
+	journalBackends(t, func(t *testing.T, b Backend) {
+		src := openJ(t, JournalOptions{Dir: dir, Backend: b, Since: time.Unix(1, 0), NoFollow: true, Units: []string{"a.service", "b.service"}})
+		var got []owned
+		var e Entry
+		for {
+			ok, err := src.Next(&e, time.Minute) // never waits that long: the end is io.EOF
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || !ok {
+				t.Fatalf("after %d entries: ok=%v err=%v", len(got), ok, err)
+			}
+			got = append(got, own(&e))
+		}
+		checkSequence(t, got, 1000)
+		if _, err := src.Next(&e, 0); !errors.Is(err, io.EOF) {
+			t.Fatalf("Next after the end: %v", err)
+		}
+	})
+}
+
+// TestJournalEmptyDir: following a directory with no journal files yet (a journal-remote
+// directory before the first upload) waits for them instead of failing.
+func TestJournalEmptyDir(t *testing.T) {
+	journalBackends(t, func(t *testing.T, b Backend) {
+		dir := t.TempDir()
+		src := openJ(t, JournalOptions{Dir: dir, Backend: b, Units: []string{"a.service"}})
+		expectQuiet(t, src, 300*time.Millisecond)
+		testjournal.BuildFileFunc(t, dir, 50, lines(0, 50, "a.service"))
+		checkSequence(t, readN(t, src, 50, 20*time.Second), 50)
+		if st := src.Stats(); st.Duplicates != 0 || st.CursorMissing != 0 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
 }

@@ -37,7 +37,11 @@ func openJ(t *testing.T, o JournalOptions) JournalSource {
 	if err != nil {
 		t.Fatalf("OpenJournal: %v", err)
 	}
-	t.Cleanup(func() { src.Close() })
+	t.Cleanup(func() {
+		if err := src.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
 	return src
 }
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"syscall"
 	"time"
@@ -21,13 +22,43 @@ import (
 // Following: when Next finds no entry it blocks in sd_journal_wait (inotify) for at most the
 // caller's wait; there is no polling loop. SD_JOURNAL_INVALIDATE (files added or removed:
 // rotation, vacuuming, a journald restart) needs nothing but reading on: sd-journal keeps its
-// position as a location (seqnum, boot, monotonic and realtime stamps), not as a file offset.
+// position as a location (seqnum, boot, monotonic and realtime stamps), not as a file offset;
+// an entry equal to the last one returned is still skipped (Duplicates) as a safety net.
 //
 // Errors: when moving to the next entry or waiting fails (EBADMSG, EIO, EADDRNOTAVAIL from a
 // damaged file), the handle is closed and reopened after a backoff, seeking to the last
 // cursor returned; the saved entry is then skipped if it still exists, and counted as
 // CursorMissing if not. An entry whose fields cannot be read triggers the same reopen once;
 // failing again at the same place, it is skipped and counted Unreadable.
+//
+// Pitfalls found on the way (systemd 252, go-systemd v22.7.0):
+//   - After SeekTail, Next returns the last entry of one file on systemd < 254 and nothing on
+//     ≥ 254 (systemd PR #26577); when nothing matched yet, entries that then arrive together
+//     are skipped but the last. Hence SeekTail + Previous, and SeekHead when Previous finds
+//     nothing (seek). journalctl --lines=0 --follow has the same bug (journal_ctl.go).
+//   - The first sd_journal_wait on a handle sets up inotify and returns at once, reporting
+//     INVALIDATE for the files opened: not counted as an invalidation.
+//   - Changes are announced with up to 250 ms latency (journald coalesces its inotify
+//     notifications; systemd issue #17574): a follow sees new entries that late.
+//   - EADDRNOTAVAIL means "not positioned on an entry" as well as corruption (promtail
+//     issue #2104, systemd PR #27488): fields are read only after a Next that returned 1.
+//   - sd-journal objects may be used by one thread only (sd-journal(3)); Go moves goroutines
+//     between threads, hence LockOSThread from OpenJournal to Close, checked at each wait.
+//   - The default data threshold (64 KiB) silently truncates fields: SetDataThreshold(0),
+//     where 0 means no limit.
+//   - go-systemd's GetDataBytes costs a C string, a lookup under a global mutex and a Go copy
+//     per field, and GetData rescans the entry's items for every field: half the speed of
+//     journalctl. The C read path enumerates the fields once per entry (BenchmarkJournalRead1M).
+//   - sd_journal_get_cursor formats the cursor with asprintf: about 0.6 µs, a quarter of the
+//     cost of an entry; the cursor is still read for every entry because Entry carries it.
+//   - systemd 250–254 journald truncates a journal file when archiving it (systemd issue
+//     #24320, fixed in 255 by punching holes instead); a reader without a SIGBUS handler
+//     (rsyslog and syslog-ng crashed on 252) may then die of SIGBUS, which Go cannot recover
+//     in C code. Not seen here in hundreds of rotations while reading (the reader only touches
+//     objects below the new end), but if it happens the daemon restarts and resumes from its
+//     cursor; journalctl installs a SIGBUS handler, so BackendJournalctl is immune.
+//   - A truncated or foreign file in the directory is skipped by libsystemd without a word:
+//     fileChecker reports it.
 type sdSource struct {
 	o         JournalOptions
 	j         *sdjournal.Journal
@@ -35,6 +66,7 @@ type sdSource struct {
 	noFast    bool           // never use the C read path (tests, benchmarks)
 	tid       int            // the OS thread that owns the handle
 	buf, sbuf []byte         // entry storage of the fast and the slow path
+	batch     sdBatch        // entries read ahead by the fast path
 	last      []byte         // cursor of the last entry returned (or skipped as already applied)
 	resume    resumePoint
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
@@ -45,6 +77,9 @@ type sdSource struct {
 	files     *fileChecker
 	stats     JournalStats
 	closed    bool
+	// fault, set by tests only, may fail a read: before moving (advanced false, as if
+	// sd_journal_next failed) or after (as if the entry's fields were unreadable).
+	fault func(advanced bool) error
 }
 
 func sdJournalAvailable() error { return sdLibError() }
@@ -72,91 +107,6 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	return s, nil
 }
 
-// open opens a new handle with the matches and no size limit on returned fields (a data
-// threshold of 0 means unlimited; the default 64 KiB would cut long messages).
-func (s *sdSource) open() error {
-	var j *sdjournal.Journal
-	var err error
-	if s.o.Dir != "" {
-		j, err = sdjournal.NewJournalFromDir(s.o.Dir)
-	} else {
-		j, err = sdjournal.NewJournal()
-	}
-	if err != nil {
-		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
-	}
-	if err = j.SetDataThreshold(0); err == nil {
-		for _, m := range s.o.matches() {
-			if m == "+" {
-				err = j.AddDisjunction()
-			} else {
-				err = j.AddMatch(m)
-			}
-			if err != nil {
-				err = fmt.Errorf("match %s: %w", m, err)
-				break
-			}
-		}
-	}
-	if err != nil {
-		j.Close()
-		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
-	}
-	s.j, s.waited = j, false
-	s.raw = nil
-	if !s.noFast {
-		s.raw = rawHandle(j)
-	}
-	return nil
-}
-
-// seek positions a fresh handle: after the last entry returned; or, before any, at the saved
-// cursor, at Since, or at the tail (initial) or OpenJournal's time (a reopen).
-func (s *sdSource) seek(initial bool) error {
-	if s.last != nil {
-		s.resume = resumePoint{cursor: string(s.last)}
-		return s.j.SeekCursor(string(s.last))
-	}
-	if c := s.o.Cursor; c != "" {
-		if err := s.j.SeekCursor(c); err == nil {
-			s.resume = resumePoint{cursor: c, fromStore: true}
-			return nil
-		}
-		s.stats.CursorMissing++
-		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
-		s.o.Cursor = ""
-	}
-	switch {
-	case !s.o.Since.IsZero():
-		return s.j.SeekRealtimeUsec(uint64(s.o.Since.UnixMicro()))
-	case !initial:
-		return s.j.SeekRealtimeUsec(s.startUsec)
-	}
-	// The tail: land on the last matching entry so that the next Next returns the first new
-	// one. SeekTail alone is not enough: on systemd < 254 Next after SeekTail returns the
-	// last entry of one file (and skips earlier new ones), on ≥ 254 nothing (systemd PR
-	// #26577). With no matching entry at all Previous stays put; then everything to come is
-	// new, and the head is the safe place to wait.
-	if err := s.j.SeekTail(); err != nil {
-		return err
-	}
-	n, err := s.j.Previous()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return s.j.SeekHead()
-	}
-	return nil
-}
-
-func (s *sdSource) startName() string {
-	if !s.o.Since.IsZero() {
-		return s.o.Since.Format(time.RFC3339Nano)
-	}
-	return "the tail"
-}
-
 // Next implements JournalSource.
 func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	switch {
@@ -166,6 +116,7 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 		return false, s.fatal
 	}
 	var deadline time.Time // set when first needed: reading an available entry needs no clock
+	polled := false        // sd_journal_wait has run in this call
 	for {
 		if s.j == nil {
 			if deadline.IsZero() {
@@ -191,6 +142,9 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 		if ok {
 			return true, nil
 		}
+		if s.o.NoFollow {
+			return false, io.EOF
+		}
 		now := time.Now()
 		if deadline.IsZero() {
 			deadline = now.Add(wait)
@@ -199,14 +153,20 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 			s.scanFiles()
 		}
 		rem := deadline.Sub(now)
-		if rem <= 0 {
+		if rem <= 0 && polled {
 			return false, nil
 		}
+		// Even with no time left, wait once with a zero timeout: sd_journal_wait is what
+		// processes inotify events, and without it a caller that never blocks would never
+		// see the files that rotation creates.
+		rem, polled = max(rem, 0), true
 		if tid := syscall.Gettid(); tid != s.tid {
 			s.fatal = fmt.Errorf("ingest: %s: JournalSource used from OS thread %d, opened on %d: call OpenJournal, Next and Close from one goroutine", s.o.name(), tid, s.tid)
 			return false, s.fatal
 		}
-		s.stats.Waits++
+		if rem > 0 {
+			s.stats.Waits++
+		}
 		first := !s.waited
 		s.waited = true
 		switch r := s.j.Wait(rem); {
@@ -229,10 +189,16 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 	for {
 		var ok bool
 		var err error
-		if s.raw != nil {
-			ok, err = s.readFast(e, true)
-		} else {
+		if s.fault != nil {
+			err = s.fault(false)
+		}
+		if err == nil && s.raw != nil {
+			ok, err = s.readFast(e)
+		} else if err == nil {
 			ok, err = s.readSlow(e, true)
+		}
+		if err == nil && ok && s.fault != nil {
+			err = s.fault(true)
 		}
 		if errors.Is(err, errFieldRead) && s.badAt != nil && bytes.Equal(s.badAt, s.last) {
 			// Failed at the same place after a reopen: the entry itself is damaged.
@@ -260,40 +226,6 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 		s.stats.Entries++
 		s.retry.progressed()
 		return true, nil
-	}
-}
-
-// fail closes the handle after err; Next reopens it when the backoff allows.
-func (s *sdSource) fail(err error) error {
-	s.closeHandle()
-	s.o.warn("%s: %v; reopening and continuing after the last entry read", s.o.name(), err)
-	return s.retry.failed(fmt.Errorf("%s: %w", s.o.name(), err), time.Now())
-}
-
-func (s *sdSource) reopen() error {
-	if err := s.open(); err != nil {
-		return err
-	}
-	if err := s.seek(false); err != nil {
-		s.closeHandle()
-		return fmt.Errorf("ingest: positioning in %s after reopening: %w", s.o.name(), err)
-	}
-	s.stats.Reopens++
-	s.scanFiles()
-	return nil
-}
-
-func (s *sdSource) closeHandle() {
-	if s.j != nil {
-		s.j.Close()
-		s.j, s.raw = nil, nil
-	}
-}
-
-func (s *sdSource) scanFiles() {
-	for _, msg := range s.files.scan(time.Now()) {
-		s.stats.BadFiles++
-		s.o.warn("%s", msg)
 	}
 }
 

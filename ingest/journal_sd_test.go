@@ -4,7 +4,9 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,5 +118,91 @@ func TestSDJournalLocalOpens(t *testing.T) {
 func forceGoSystemdGetters(src JournalSource) {
 	if s, ok := src.(*sdSource); ok {
 		s.noFast, s.raw = true, nil
+	}
+}
+
+// faulty makes an sdjournal source fail as told: at the reads numbered in next (sd_journal_next
+// failing) and fields (the entry's fields failing), counting reads from 1.
+func faulty(t *testing.T, src JournalSource, next, fields map[int]bool) {
+	s, ok := src.(*sdSource)
+	if !ok {
+		t.Skip("fault injection needs the sdjournal backend")
+	}
+	reads := 0
+	s.fault = func(advanced bool) error {
+		if !advanced {
+			reads++
+			if next[reads] {
+				return fmt.Errorf("moving to the next entry: %w", syscall.EBADMSG)
+			}
+			return nil
+		}
+		if fields[reads] {
+			return fmt.Errorf("%w: %w", errFieldRead, syscall.EIO)
+		}
+		return nil
+	}
+}
+
+// TestSDJournalReopenOnErrors: read errors close the handle and reopen it at the last
+// cursor; an entry whose fields fail again after the reopen is skipped and counted, not
+// retried forever.
+func TestSDJournalReopenOnErrors(t *testing.T) {
+	j := startJournald(t)
+	for i := range 20 {
+		j.Write("a.service", "a", numbered("a", i))
+	}
+	j.Sync()
+	var warned []string
+	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0),
+		Warn: func(m string) { warned = append(warned, m) }})
+	// Reads are numbered from 1; a reopen costs one read (the saved entry, skipped). Read 5
+	// (line 4) fails to move; read 9 (line 6) fails in its fields once, and read 11 gets it
+	// after the reopen; reads 14 and 16 both fail at line 9: it is skipped and counted.
+	faulty(t, src, map[int]bool{5: true}, map[int]bool{9: true, 14: true, 16: true})
+	got := readN(t, src, 19, 20*time.Second)
+	expectQuiet(t, src, 100*time.Millisecond)
+	for i, o := range got {
+		want := i
+		if i >= 9 {
+			want = i + 1
+		}
+		if seqOf(t, o.Message) != want {
+			t.Fatalf("entry %d is %q, want line %d", i, o.Message, want)
+		}
+	}
+	if st := src.Stats(); st.Reopens != 3 || st.Unreadable != 1 || st.Duplicates != 0 || st.CursorMissing != 0 {
+		t.Fatalf("stats %+v; warnings %q", st, warned)
+	}
+}
+
+// TestSDJournalZeroWaitSeesRotation: a caller that only ever calls Next(e, 0) still follows
+// the journal across rotations (inotify events are processed by a zero-timeout wait).
+func TestSDJournalZeroWaitSeesRotation(t *testing.T) {
+	j := startJournald(t)
+	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Units: []string{"a.service"}})
+	var e Entry
+	got := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for i := range 6 {
+		j.Write("a.service", "a", numbered("a", i))
+		j.Rotate()
+		for got <= i {
+			if time.Now().After(deadline) {
+				t.Fatalf("line %d never arrived with zero waits; stats %+v", i, src.Stats())
+			}
+			ok, err := src.Next(&e, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				if seqOf(t, string(e.Message)) != got {
+					t.Fatalf("got %q, want line %d", e.Message, got)
+				}
+				got++
+			} else {
+				time.Sleep(time.Millisecond) // the test plays a caller that polls
+			}
+		}
 	}
 }

@@ -84,6 +84,23 @@ static void sw_put(sw_entry *e, int f, const char *p, size_t n, char *buf, size_
 	e->need += n;
 }
 
+// sw_realtime reads the realtime stamp out of a cursor (";t=<hex>;"), which saves a call:
+// the cursor is formatted anyway. 0 if absent.
+static uint64_t sw_realtime(const char *c) {
+	const char *t = strstr(c, ";t=");
+	uint64_t v = 0;
+	if (!t)
+		return 0;
+	for (t += 3; *t && *t != ';'; t++) {
+		char ch = *t;
+		int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+		if (d < 0)
+			return 0;
+		v = v << 4 | (uint64_t) d;
+	}
+	return v;
+}
+
 // sw_read advances when advance is set, then copies the entry. It returns 1 with *e filled,
 // 0 at the end of the journal, -ENOBUFS when buf is too small (e->need says how big it must
 // be; the position is kept: call again with advance 0), or a negative errno.
@@ -111,17 +128,44 @@ static int sw_read(void *jp, int advance, char *buf, size_t cap, sw_entry *e) {
 	}
 	if (r < 0)
 		return r;
-	r = sw.get_realtime_usec(j, &e->realtime);
-	if (r < 0)
-		return r;
 	char *c = NULL;
 	r = sw.get_cursor(j, &c);
 	if (r < 0)
 		return r;
 	sw_put(e, SW_CURSOR, c, strlen(c), buf, cap);
+	e->realtime = sw_realtime(c);
 	free(c);
+	if (e->realtime == 0 && (r = sw.get_realtime_usec(j, &e->realtime)) < 0)
+		return r;
 	if (e->need > cap)
 		return -ENOBUFS;
+	return 1;
+}
+
+// sw_batch reads up to max entries in one call (one cgo crossing for many entries), e[k]'s
+// offsets relative to buf. *n is the number read. It returns 1 when it stopped at max or at
+// the end of buf (then *pending says the handle already sits on the next, unread entry),
+// 0 at the end of the journal, -ENOBUFS when the first entry alone does not fit (es[0].need
+// says what it needs), or the negative errno of the entry after the last one read.
+static int sw_batch(void *jp, int advance, char *buf, size_t cap, sw_entry *es, int max, int *n, int *pending) {
+	size_t used = 0;
+	*n = 0;
+	*pending = 0;
+	for (int k = 0; k < max; k++) {
+		sw_entry *e = &es[k];
+		int r = sw_read(jp, advance, buf + used, cap - used, e);
+		advance = 1;
+		if (r == -ENOBUFS && k > 0) {
+			*pending = 1;
+			return 1;
+		}
+		if (r != 1)
+			return r;
+		for (int f = 0; f < SW_NFIELDS; f++)
+			e->off[f] += (uint32_t) used;
+		used += e->need;
+		(*n)++;
+	}
 	return 1;
 }
 */
@@ -163,34 +207,69 @@ func rawHandle(j *sdjournal.Journal) unsafe.Pointer {
 	return f.UnsafePointer()
 }
 
-// readFast moves to the next entry (when advance) and copies it into s.buf, e's slices
-// pointing there. It returns false at the end of the journal.
-func (s *sdSource) readFast(e *Entry, advance bool) (bool, error) {
-	var ce C.sw_entry
-	for {
-		r := C.sw_read(s.raw, boolInt(advance), (*C.char)(unsafe.Pointer(unsafe.SliceData(s.buf))), C.size_t(len(s.buf)), &ce)
+// sdBatchMax bounds the entries read per C call: enough to make the crossing negligible.
+const sdBatchMax = 64
+
+// sdBatch holds entries read ahead by sw_batch; they live in sdSource.buf. The zero value
+// is an empty batch.
+type sdBatch struct {
+	ents    [sdBatchMax]C.sw_entry
+	n, pos  int
+	stop    C.int // when the batch was cut short: 0 end of journal, < 0 the next entry's error
+	stopped bool  // stop is set: report it once the batch is served
+	failAt  C.int // for an error: 0 moving to the entry failed, 1 reading it
+	pending bool  // the handle sits on an entry not read yet
+}
+
+// readFast returns the next entry, from the batch or by reading a new one, its slices
+// pointing into s.buf; false at the end of the journal. An error is reported after the
+// entries read before it. With a resume pending (TestCursor must see the handle on the
+// entry) or faults injected, batches hold one entry.
+func (s *sdSource) readFast(e *Entry) (bool, error) {
+	b := &s.batch
+	if b.pos == b.n && b.stopped {
+		stop, failAt := b.stop, b.failAt
+		*b = sdBatch{}
 		switch {
-		case r == 1:
-			f := func(i int) []byte {
-				off, n := int(ce.off[i]), int(ce.len[i])
-				return s.buf[off : off+n : off+n]
-			}
-			*e = Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE), Cursor: f(C.SW_CURSOR)}
-			if len(e.Unit) == 0 {
-				e.Unit = f(C.SW_IDENT)
-			}
-			return true, nil
-		case r == 0:
+		case stop == 0:
 			return false, nil
-		case r == -C.ENOBUFS:
-			s.buf = make([]byte, int(ce.need)+int(ce.need)/4)
-			advance = false
-		case ce.failed_at == 0:
-			return false, fmt.Errorf("moving to the next entry: %w", syscall.Errno(-r))
-		default:
-			return false, fmt.Errorf("%w: %w", errFieldRead, syscall.Errno(-r))
+		case failAt == 0:
+			return false, fmt.Errorf("moving to the next entry: %w", syscall.Errno(-stop))
+		}
+		return false, fmt.Errorf("%w: %w", errFieldRead, syscall.Errno(-stop))
+	}
+	if b.pos == b.n {
+		max := sdBatchMax
+		if s.resume.pending() || s.fault != nil {
+			max = 1
+		}
+		var n, pending C.int
+		r := C.sw_batch(s.raw, boolInt(!b.pending), (*C.char)(unsafe.Pointer(unsafe.SliceData(s.buf))), C.size_t(len(s.buf)),
+			&b.ents[0], C.int(max), &n, &pending)
+		if r == -C.ENOBUFS { // the next entry alone is larger than buf: grow, read it again
+			s.buf = make([]byte, int(b.ents[0].need)+int(b.ents[0].need)/4)
+			b.pending = true
+			return s.readFast(e)
+		}
+		b.n, b.pos, b.pending = int(n), 0, pending != 0
+		if r != 1 {
+			b.stop, b.stopped, b.failAt = r, true, b.ents[min(int(n), sdBatchMax-1)].failed_at
+		}
+		if b.n == 0 {
+			return s.readFast(e) // reports the end or the error
 		}
 	}
+	ce := &b.ents[b.pos]
+	b.pos++
+	f := func(i int) []byte {
+		off, n := int(ce.off[i]), int(ce.len[i])
+		return s.buf[off : off+n : off+n]
+	}
+	*e = Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE), Cursor: f(C.SW_CURSOR)}
+	if len(e.Unit) == 0 {
+		e.Unit = f(C.SW_IDENT)
+	}
+	return true, nil
 }
 
 func boolInt(b bool) C.int {

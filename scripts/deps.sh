@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-build_pkgs=(gcc pkg-config)
+build_pkgs=(gcc pkg-config libsystemd-dev)
 test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace)
 
 need_go

@@ -36,7 +36,7 @@ var binary = sync.OnceValues(func() (string, error) {
 
 // proc is a running `specwatch run` with its log captured and its address parsed from it.
 type proc struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	log  bytes.Buffer
@@ -44,7 +44,7 @@ type proc struct {
 	done chan error
 }
 
-func startRun(t *testing.T, args ...string) *proc {
+func startRun(t testing.TB, args ...string) *proc {
 	t.Helper()
 	bin, err := binary()
 	if err != nil {
@@ -89,6 +89,13 @@ func (p *proc) url(path string) string {
 		p.t.Fatalf("daemon did not start serving:\n%s", p.logs())
 	}
 	return ""
+}
+
+// stop kills the process and waits for it.
+func (p *proc) stop() {
+	p.cmd.Process.Kill()
+	<-p.done
+	p.done <- nil
 }
 
 func (p *proc) logs() string {
@@ -143,7 +150,9 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 	}
 	write("log:\n  level: info\n")
 	p := startRun(t, "--config", cfgPath, "--journal-dir", dir, "--since", "2026-11-20", "--state-dir", state)
-	eventually(t, "ready", func() bool { return get(p.url("/-/ready")) != "" && strings.Contains(get(p.url("/metrics")), `specwatch_lines_total{result="matched"} 5191`) })
+	eventually(t, "ready", func() bool {
+		return get(p.url("/-/ready")) != "" && strings.Contains(get(p.url("/metrics")), `specwatch_lines_total{result="matched"} 5191`)
+	})
 
 	write("model:\n  window: lots\n")
 	p.cmd.Process.Signal(syscall.SIGHUP)

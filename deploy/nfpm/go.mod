@@ -1,3 +1,5 @@
+// Tool module: pins nfpm for scripts/package.sh (go build github.com/goreleaser/nfpm/v2/cmd/nfpm
+// from this directory), so the main module does not depend on it.
 module github.com/specwatch/specwatch/deploy/nfpm
 
 go 1.26.0

@@ -40,8 +40,11 @@ type Field struct {
 // FixtureEpoch is the realtime stamp of entry 0 of a fixture whose entries carry no time.
 var FixtureEpoch = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
-// fixtureBoot is the _BOOT_ID of fixture entries: journal-remote requires one.
+// fixtureBoot is the _BOOT_ID of fixture entries (journal-remote requires one), booted a day
+// before FixtureEpoch.
 const fixtureBoot = "0b3c6f0f4a6f4d6c9c2b5d8e1f2a3b4c"
+
+var fixtureBootTime = FixtureEpoch.Add(-24 * time.Hour)
 
 // BuildFile writes entries into a new journal file in dir with systemd-journal-remote and
 // returns its path. The file is a real journal: cursors, hash tables and entry arrays are
@@ -96,18 +99,24 @@ func BuildFileFromExport(tb testing.TB, dir string, export io.Reader) string {
 }
 
 // WriteExport writes e as one record of the journal export format
-// (systemd.io/JOURNAL_EXPORT_FORMATS); index only sets the default time and monotonic stamp.
+// (systemd.io/JOURNAL_EXPORT_FORMATS); index only sets the default time.
 // Values holding a newline or other control bytes use the binary form, as journalctl does.
 func WriteExport(w *bufio.Writer, e *Entry, index int) error {
 	t := e.Time
 	if t.IsZero() {
 		t = FixtureEpoch.Add(time.Duration(index) * time.Millisecond)
 	}
+	// One boot for all fixture entries, so the monotonic clock must agree with the realtime
+	// one: libsystemd orders entries of one boot by it, across files too.
+	mono := t.Sub(fixtureBootTime).Microseconds()
+	if mono <= 0 {
+		mono = 1 + int64(index)
+	}
 	var num [20]byte
 	w.WriteString("__REALTIME_TIMESTAMP=")
 	w.Write(strconv.AppendInt(num[:0], t.UnixMicro(), 10))
 	w.WriteString("\n__MONOTONIC_TIMESTAMP=")
-	w.Write(strconv.AppendInt(num[:0], 1_000_000+int64(index)*1000, 10))
+	w.Write(strconv.AppendInt(num[:0], mono, 10))
 	w.WriteString("\n_BOOT_ID=" + fixtureBoot + "\n")
 	field(w, "_HOSTNAME", e.Host)
 	field(w, "_SYSTEMD_UNIT", e.Unit)

@@ -1,0 +1,129 @@
+//go:build cgo && linux
+
+package ingest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/sdjournal"
+)
+
+// open opens a new handle with the matches and no size limit on returned fields (a data
+// threshold of 0 means unlimited; the default 64 KiB would cut long messages).
+func (s *sdSource) open() error {
+	var j *sdjournal.Journal
+	var err error
+	if s.o.Dir != "" {
+		j, err = sdjournal.NewJournalFromDir(s.o.Dir)
+	} else {
+		j, err = sdjournal.NewJournal()
+	}
+	if err != nil {
+		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
+	}
+	if err = j.SetDataThreshold(0); err == nil {
+		for _, m := range s.o.matches() {
+			if m == "+" {
+				err = j.AddDisjunction()
+			} else {
+				err = j.AddMatch(m)
+			}
+			if err != nil {
+				err = fmt.Errorf("match %s: %w", m, err)
+				break
+			}
+		}
+	}
+	if err != nil {
+		j.Close()
+		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
+	}
+	s.j, s.waited, s.batch = j, false, sdBatch{}
+	s.raw = nil
+	if !s.noFast {
+		s.raw = rawHandle(j)
+	}
+	return nil
+}
+
+// seek positions a fresh handle: after the last entry returned; or, before any, at the saved
+// cursor, at Since, or at the tail (initial) or OpenJournal's time (a reopen).
+func (s *sdSource) seek(initial bool) error {
+	if s.last != nil {
+		s.resume = resumePoint{cursor: string(s.last)}
+		return s.j.SeekCursor(string(s.last))
+	}
+	if c := s.o.Cursor; c != "" {
+		if err := s.j.SeekCursor(c); err == nil {
+			s.resume = resumePoint{cursor: c, fromStore: true}
+			return nil
+		}
+		s.stats.CursorMissing++
+		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
+		s.o.Cursor = ""
+	}
+	switch {
+	case !s.o.Since.IsZero():
+		return s.j.SeekRealtimeUsec(uint64(s.o.Since.UnixMicro()))
+	case !initial:
+		return s.j.SeekRealtimeUsec(s.startUsec)
+	}
+	// The tail: land on the last matching entry so that the next Next returns the first new
+	// one. SeekTail alone is not enough: on systemd < 254 Next after SeekTail returns the
+	// last entry of one file (and skips earlier new ones), on ≥ 254 nothing (systemd PR
+	// #26577). With no matching entry at all Previous stays put; then everything to come is
+	// new, and the head is the safe place to wait.
+	if err := s.j.SeekTail(); err != nil {
+		return err
+	}
+	n, err := s.j.Previous()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return s.j.SeekHead()
+	}
+	return nil
+}
+
+func (s *sdSource) startName() string {
+	if !s.o.Since.IsZero() {
+		return s.o.Since.Format(time.RFC3339Nano)
+	}
+	return "the tail"
+}
+
+// fail closes the handle after err; Next reopens it when the backoff allows.
+func (s *sdSource) fail(err error) error {
+	s.closeHandle()
+	s.o.warn("%s: %v; reopening and continuing after the last entry read", s.o.name(), err)
+	return s.retry.failed(fmt.Errorf("%s: %w", s.o.name(), err), time.Now())
+}
+
+func (s *sdSource) reopen() error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	if err := s.seek(false); err != nil {
+		s.closeHandle()
+		return fmt.Errorf("ingest: positioning in %s after reopening: %w", s.o.name(), err)
+	}
+	s.stats.Reopens++
+	s.scanFiles()
+	return nil
+}
+
+func (s *sdSource) closeHandle() {
+	if s.j != nil {
+		s.j.Close()
+		s.j, s.raw = nil, nil
+	}
+}
+
+func (s *sdSource) scanFiles() {
+	for _, msg := range s.files.scan(time.Now()) {
+		s.stats.BadFiles++
+		s.o.warn("%s", msg)
+	}
+}
