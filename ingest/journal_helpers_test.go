@@ -111,8 +111,11 @@ func hostname(t *testing.T) string {
 	return h
 }
 
-// startJournald starts a private journald, or skips saying why (testjournal does).
+// startJournald starts a private journald whose entries can carry units, or skips saying
+// why (testjournal does).
 func startJournald(t *testing.T, conf ...string) *testjournal.Journal {
 	t.Helper()
-	return testjournal.StartWith(t, testjournal.Options{Conf: conf})
+	j := testjournal.StartWith(t, testjournal.Options{Conf: conf})
+	j.RequireUnits()
+	return j
 }

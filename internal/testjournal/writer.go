@@ -87,6 +87,15 @@ func (j *Journal) Send(unit, identifier string, msg []byte, extra ...Field) erro
 // and if not, why.
 func (j *Journal) UnitsSupported() (bool, error) { return j.w.cgErr == nil, j.w.cgErr }
 
+// RequireUnits skips the test (or fails it under SPECWATCH_REQUIRE_JOURNALD) when entries
+// cannot carry a _SYSTEMD_UNIT here.
+func (j *Journal) RequireUnits() {
+	j.tb.Helper()
+	if j.w.cgErr != nil {
+		skip(j.tb, "entries cannot carry _SYSTEMD_UNIT here: %v", j.w.cgErr)
+	}
+}
+
 func (w *writer) send(unit, identifier string, msg []byte, extra []Field) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
