@@ -116,6 +116,17 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// ready reports whether url answers 200 (/-/ready says 503 until the reader is positioned and
+// caught up).
+func ready(url string) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
 func get(url string) string {
 	resp, err := http.Get(url)
 	if err != nil {

@@ -14,6 +14,9 @@ import (
 func BenchmarkRunWriteToMetrics(b *testing.B) {
 	j := testjournal.Start(b)
 	p := startRun(b, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", b.TempDir())
+	for !ready(p.url("/-/ready")) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 1; i <= b.N; i++ {

@@ -41,7 +41,7 @@ func metric(body, name, match string) (float64, bool) {
 func TestRunFollowsEveryLineExactlyOnce(t *testing.T) {
 	j := testjournal.Start(t)
 	p := startRun(t, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", t.TempDir())
-	eventually(t, "ready", func() bool { return get(p.url("/-/ready")) != "" })
+	eventually(t, "ready", func() bool { return ready(p.url("/-/ready")) })
 	const n = 3000
 	for i := 1; i <= n; i++ {
 		j.Write(unit, "python3", decodeLine(i))

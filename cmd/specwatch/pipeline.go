@@ -55,16 +55,30 @@ type pipeline struct {
 // tickEvery paces live-only housekeeping (stale detection).
 const tickEvery = 10 * time.Second
 
+// activeWait is the reader's wait while entries are flowing (for activeFor after the last).
+const (
+	activeWait = 10 * time.Millisecond
+	activeFor  = time.Second
+)
+
 // run reads src until ctx ends. It returns nil on cancellation, after a final cursor flush.
 func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) error {
-	var lastFlush, lastTick time.Time
+	var lastFlush, lastTick, lastEntry time.Time
 	dirty := false
 	for ctx.Err() == nil {
-		ok, err := src.Next(&p.entry, time.Second)
+		// journald tells readers about appends on a 250 ms coalescing timer; while entries are
+		// flowing, short waits let the reader find them sooner (tens of ms from write to
+		// /metrics), and a second after the last one the loop is back to one wake-up a second.
+		wait := time.Second
+		if p.now().Sub(lastEntry) < activeFor {
+			wait = activeWait
+		}
+		ok, err := src.Next(&p.entry, wait)
 		if err != nil {
 			return err
 		}
 		if ok {
+			lastEntry = p.now()
 			p.apply(&p.entry)
 			if len(p.entry.Cursor) > 0 {
 				cur.Mark(p.entry.Cursor)
