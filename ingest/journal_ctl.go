@@ -74,7 +74,7 @@ func openJournalctl(o JournalOptions) (JournalSource, error) {
 	s.stats.Backend = BackendJournalctl
 	s.timer = time.NewTimer(time.Hour)
 	s.timer.Stop()
-	if o.Cursor == "" && o.Since.IsZero() {
+	if o.Since.IsZero() { // the tail as of now, also for when a saved cursor is rejected
 		if s.tail, err = s.lastCursor(); err != nil {
 			return nil, err
 		}
@@ -196,7 +196,7 @@ func (s *ctlSource) ended(why error) error {
 		s.stats.CursorMissing++
 		s.o.warn("%s: journalctl rejected saved cursor %q (%s); starting from %s instead", s.o.name(), s.o.Cursor, stderr, s.startName())
 		s.o.Cursor = ""
-		s.started = false // the tail of a first start, not a recovery
+		s.started = false // the start of a first start (from s.tail, as of OpenJournal)
 		return nil
 	}
 	if !s.got && !s.o.NoFollow && s.noFiles() {

@@ -192,5 +192,12 @@ func TestJournalInvalidCursor(t *testing.T) {
 		if st := src.Stats(); st.CursorMissing != 1 || len(warned) != 1 {
 			t.Fatalf("CursorMissing %d, warnings %q", st.CursorMissing, warned)
 		}
+		// Without Since it starts at the tail: only lines written after opening.
+		tail := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: "garbage"})
+		expectQuiet(t, tail, 300*time.Millisecond)
+		j.Write("a.service", "a", numbered("a", 3))
+		if got := readN(t, tail, 1, 10*time.Second); seqOf(t, got[0].Message) != 3 {
+			t.Fatalf("after a bad cursor without Since: %v", got)
+		}
 	})
 }

@@ -110,20 +110,23 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 // journal reader as the daemon (without following).
 func (a *analysis) journal() error {
 	src, err := ingest.OpenJournal(ingest.JournalOptions{Dir: a.cfg.journalDir, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0)})
+		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0), NoFollow: true})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
 	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: time.Now().Year()})
 	for {
-		ok, err := src.Next(&a.entry, 0)
+		ok, err := src.Next(&a.entry, time.Second)
+		if errors.Is(err, io.EOF) {
+			a.set.CountUnreadable(src.Stats().Unreadable)
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("journal %s: %w", a.cfg.journalDir, err)
 		}
 		if !ok {
-			a.set.CountUnreadable(src.Stats().Unreadable)
-			return nil
+			continue
 		}
 		a.apply(st)
 	}

@@ -71,6 +71,7 @@ func StartWith(tb testing.TB, opts Options) *Journal {
 	if _, err := os.Stat(Journald); err != nil {
 		skip(tb, "%s not installed: %v", Journald, err)
 	}
+	reapStale()
 	var id [6]byte
 	rand.Read(id[:])
 	j := &Journal{tb: tb, ns: "swtest" + hex.EncodeToString(id[:]), root: tb.TempDir()}

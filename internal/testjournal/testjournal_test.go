@@ -179,3 +179,34 @@ func TestBuildFile(t *testing.T) {
 		t.Errorf("time %s, want FixtureEpoch", es[0]["__REALTIME_TIMESTAMP"])
 	}
 }
+
+// TestReapStale: leftovers of a test binary killed before its cleanup are removed by the
+// next Start; a running instance is left alone.
+func TestReapStale(t *testing.T) {
+	live := Start(t)
+	dead := "swtestdeadbeef0000"
+	run := "/run/systemd/journal." + dead
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(run, "socket"), nil, 0o644)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(run, old, old)
+	slice := filepath.Join(filepath.Dir(live.w.cgroot), dead+".slice")
+	if live.w.cgroot != "" {
+		os.MkdirAll(filepath.Join(slice, "x.service"), 0o755)
+	}
+	reapStale()
+	if _, err := os.Stat(run); err == nil {
+		os.RemoveAll(run)
+		t.Error("stale socket directory not removed")
+	}
+	if _, err := os.Stat(slice); live.w.cgroot != "" && err == nil {
+		t.Error("stale cgroup slice not removed")
+	}
+	if _, err := os.Stat(live.SocketDir()); err != nil {
+		t.Errorf("live instance's directory removed: %v", err)
+	}
+	live.Write("", "x", []byte("still alive"))
+	live.Sync()
+}
