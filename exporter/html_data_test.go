@@ -40,13 +40,8 @@ func simulate(t testing.TB, sc sim.Scenario) (model.Report, []model.SeriesPlot) 
 		r := p.Parse(e.Message, &s)
 		if r != parse.Ignored {
 			st.Resolve(e.Time, e.Host, e.Unit, &s)
-			if r == parse.Matched {
-				set.Observe(&s)
-			} else {
-				set.ObserveMalformed(&s)
-			}
 		}
-		set.Count(r)
+		set.Apply(r, &s)
 	}
 	set.CountUnreadable(rd.Stats().Bad)
 	return set.Report(), set.Plots()

@@ -66,21 +66,15 @@ func replay(l *Locked, m *Metrics, samples []parse.Sample, res []parse.Result) {
 	for i := range samples {
 		s := &samples[i]
 		l.Mu.Lock()
-		switch res[i] {
-		case parse.Matched:
-			if se := l.Set.Observe(s); se != nil && m != nil {
-				for len(seen) <= se.ID() {
-					seen = append(seen, 0)
-				}
-				if step, seq := se.StepObserved(); seq != seen[se.ID()] {
-					seen[se.ID()] = seq
-					m.ObserveStep(se.ID(), se.Labels(), step)
-				}
+		if se := l.Set.Apply(res[i], s); se != nil && m != nil {
+			for len(seen) <= se.ID() {
+				seen = append(seen, 0)
 			}
-		case parse.Malformed:
-			l.Set.ObserveMalformed(s)
+			if step, seq := se.StepObserved(); seq != seen[se.ID()] {
+				seen[se.ID()] = seq
+				m.ObserveStep(se.ID(), se.Labels(), step)
+			}
 		}
-		l.Set.Count(res[i])
 		l.LastEntry = time.Unix(0, s.Time)
 		l.Mu.Unlock()
 	}

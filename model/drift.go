@@ -11,12 +11,10 @@ import (
 // reasoning, 7 on boilerplate) those swings set the scale and are not alarms, while a service
 // with steady acceptance has a tight scale and a 10 % fall stands out within minutes.
 type dropDetector struct {
-	block    BlockMean
-	base     EWMA // of window means
-	cusum    CUSUM
-	windows  int
-	start    int64 // when the current window began
-	lastMean float64
+	block   BlockMean
+	base    EWMA // of window means
+	cusum   CUSUM
+	windows int
 }
 
 func newDropDetector(o *Options) dropDetector {
@@ -32,14 +30,10 @@ func newDropDetector(o *Options) dropDetector {
 const minRelSpread = 0.01
 
 func (d *dropDetector) observe(t int64, c float64, se *Series) {
-	if d.block.Pending() == 0 {
-		d.start = t
-	}
 	m, full := d.block.Add(c)
 	if !full {
 		return
 	}
-	d.lastMean = m
 	d.windows++
 	o := se.opts
 	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minRelSpread*d.base.Mean())

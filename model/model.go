@@ -67,6 +67,20 @@ func (m *Set) Input() InputCounts { return m.input }
 // Len is the number of series.
 func (m *Set) Len() int { return len(m.order) }
 
+// Apply records one parsed and resolved line: it is counted in the input, then applied to its
+// series (Matched) or to that series' format-drift accounting (Malformed). Every reader of logs
+// (analyze, the daemon, tests) ends with this. It returns the sample's series, if any.
+func (m *Set) Apply(r parse.Result, s *parse.Sample) *Series {
+	m.Count(r)
+	switch r {
+	case parse.Matched:
+		return m.Observe(s)
+	case parse.Malformed:
+		m.ObserveMalformed(s)
+	}
+	return nil
+}
+
 // ObserveMalformed counts a line that carried an engine marker but did not parse, against the
 // series its prefix names (format_drift).
 func (m *Set) ObserveMalformed(s *parse.Sample) {

@@ -52,7 +52,6 @@ type Series struct {
 	raised    [NumAnomalyKinds]int64
 
 	hist      history
-	retracts  int64
 	kindCount [numSampleKinds]int64
 	points    int64
 }
@@ -136,10 +135,6 @@ func (se *Series) observe(s *parse.Sample) {
 		se.decode(s)
 	case parse.KindSpec:
 		se.spec(s)
-	case parse.KindEvent:
-		if s.Event == parse.EventRetract {
-			se.retracts++
-		}
 	}
 }
 

@@ -28,20 +28,11 @@ func run(t testing.TB, sc sim.Scenario, opts Options, each func(se *Series, s *p
 	var s parse.Sample
 	for sc2.Scan() {
 		r := p.Parse(sc2.Bytes(), &s)
-		set.Count(r)
-		if r == parse.Ignored {
-			continue
+		if r != parse.Ignored {
+			st.Resolve(0, nil, nil, &s)
 		}
-		st.Resolve(0, nil, nil, &s)
-		if r == parse.Malformed {
-			set.ObserveMalformed(&s)
-			continue
-		}
-		set.Observe(&s)
-		if each != nil {
-			if se := set.lookup(&s); se != nil {
-				each(se, &s)
-			}
+		if se := set.Apply(r, &s); se != nil && each != nil {
+			each(se, &s)
 		}
 	}
 	return set

@@ -4,9 +4,9 @@ import "math"
 
 // window sums a stretch of decode points for attribution.
 type window struct {
-	start, end                      int64
-	n                               int
-	tps, commit, ctx, step, running float64
+	start, end                 int64
+	n                          int
+	commit, ctx, step, running float64
 }
 
 // mean summarises the window. Its tok/s is derived, commit × running / step of the window
@@ -63,7 +63,6 @@ func (w *window) push(p *point) {
 	}
 	w.end = p.t
 	w.n++
-	w.tps += p.tps
 	w.commit += p.commit
 	w.ctx += p.ctx
 	w.step += p.step
@@ -72,7 +71,6 @@ func (w *window) push(p *point) {
 
 func (w *window) pop(p *point) {
 	w.n--
-	w.tps -= p.tps
 	w.commit -= p.commit
 	w.ctx -= p.ctx
 	w.step -= p.step

@@ -41,70 +41,63 @@ func sglangDecode(b []byte, s *Sample) Result {
 	}
 	s.Kind = KindDecode
 	it := fieldIter{b: b, pos: i, sep: ','}
-	for {
-		key, val, more := it.next()
-		if !more {
-			break
-		}
-		if val == nil {
-			return malformed(s, "decode: fragment without key")
-		}
-		var f Field
-		var x float64
-		switch string(key) {
-		case "#running-req":
-			f = Running
-			x, ok = integer(val)
-		case "#queue-req":
-			f = Queue
-			x, ok = integer(val)
-		case "#token", "#full token":
-			f = Context
-			x, ok = integer(val)
-		case "#gpu token":
-			// Hierarchical cache: GPU-resident KV is what the attention step reads.
-			f = Context
-			x, ok = integer(val)
-		case "token usage", "full token usage":
-			f = TokenUsage
-			x, ok = rate(val)
-		case "accept len":
-			var absent bool
-			x, absent, ok = commitLen(val)
-			if absent {
-				continue
-			}
-			f = Commit
-		case "accept rate":
-			f = AcceptRate
-			x, ok = rate(val)
-		case "cuda graph", "cpu graph", "npu graph":
-			f = Graph
-			x, ok = boolean(val)
-		case "gen throughput (token/s)":
-			f = GenTPS
-			x, ok = wholeNumber(val)
-		case "#cached-token":
-			f = CachedTokens
-			x, ok = integer(val)
-		case "#retracted-req":
-			f = Retracted
-			x, ok = integer(val)
-		default:
-			continue // unknown or informational field: order-free, extras tolerated
-		}
-		if !ok {
-			return malformed(s, "decode: bad value")
-		}
-		if !set(s, f, x) {
-			return malformed(s, "decode: duplicated key")
-		}
+	if r := readFields(&it, s, &decodeRecord); r != Matched {
+		return r
 	}
 	// A line cut mid-way (130-column splits) loses its tail: #queue-req ends every known version.
 	if !s.Has(Running) || !s.Has(GenTPS) || !s.Has(Queue) {
 		return malformed(s, "decode: missing #running-req, gen throughput or #queue-req")
 	}
 	return Matched
+}
+
+var decodeRecord = fieldRecord{fragment: "decode: fragment without key", bad: "decode: bad value", dup: "decode: duplicated key", reader: readDecode}
+
+// decodeField reads one field of the record; see fieldReader.
+func decodeField(key, val []byte) (f Field, x float64, ok, known bool) {
+	switch string(key) {
+	case "#running-req":
+		f = Running
+		x, ok = integer(val)
+	case "#queue-req":
+		f = Queue
+		x, ok = integer(val)
+	case "#token", "#full token":
+		f = Context
+		x, ok = integer(val)
+	case "#gpu token":
+		// Hierarchical cache: GPU-resident KV is what the attention step reads.
+		f = Context
+		x, ok = integer(val)
+	case "token usage", "full token usage":
+		f = TokenUsage
+		x, ok = rate(val)
+	case "accept len":
+		var absent bool
+		x, absent, ok = commitLen(val)
+		if absent {
+			return 0, 0, false, false
+		}
+		f = Commit
+	case "accept rate":
+		f = AcceptRate
+		x, ok = rate(val)
+	case "cuda graph", "cpu graph", "npu graph":
+		f = Graph
+		x, ok = boolean(val)
+	case "gen throughput (token/s)":
+		f = GenTPS
+		x, ok = wholeNumber(val)
+	case "#cached-token":
+		f = CachedTokens
+		x, ok = integer(val)
+	case "#retracted-req":
+		f = Retracted
+		x, ok = integer(val)
+	default:
+		return 0, 0, false, false // unknown or informational: order-free, extras tolerated
+	}
+	return f, x, ok, true
 }
 
 // sglangPrefill parses "Prefill batch, ..." and the 2024 "new fill batch. #seq: 2. ..." line.
@@ -115,52 +108,45 @@ func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
 	}
 	s.Kind = KindPrefill
 	it := fieldIter{b: b, pos: i, sep: sep}
-	for {
-		key, val, more := it.next()
-		if !more {
-			break
-		}
-		if val == nil {
-			return malformed(s, "prefill: fragment without key")
-		}
-		var f Field
-		var x float64
-		switch string(key) {
-		case "#new-seq", "#seq":
-			f = NewSeqs
-			x, ok = integer(val)
-		case "#new-token", "#new_token":
-			f = NewTokens
-			x, ok = integer(val)
-		case "#cached-token", "#cached_token":
-			f = CachedTokens
-			x, ok = integer(val)
-		case "#running-req", "#running_req":
-			f = Running
-			x, ok = integer(val)
-		case "#queue-req", "#remaining_req":
-			f = Queue
-			x, ok = integer(val)
-		case "token usage":
-			f = TokenUsage
-			x, ok = rate(val)
-		case "input throughput (token/s)":
-			f = PromptTPS
-			x, ok = wholeNumber(val)
-		default:
-			continue
-		}
-		if !ok {
-			return malformed(s, "prefill: bad value")
-		}
-		if !set(s, f, x) {
-			return malformed(s, "prefill: duplicated key")
-		}
+	if r := readFields(&it, s, &prefillRecord); r != Matched {
+		return r
 	}
 	if !s.Has(NewTokens) || !s.Has(NewSeqs) {
 		return malformed(s, "prefill: missing #new-seq or #new-token")
 	}
 	return Matched
+}
+
+var prefillRecord = fieldRecord{fragment: "prefill: fragment without key", bad: "prefill: bad value", dup: "prefill: duplicated key", reader: readPrefill}
+
+// prefillField reads one field of the record; see fieldReader.
+func prefillField(key, val []byte) (f Field, x float64, ok, known bool) {
+	switch string(key) {
+	case "#new-seq", "#seq":
+		f = NewSeqs
+		x, ok = integer(val)
+	case "#new-token", "#new_token":
+		f = NewTokens
+		x, ok = integer(val)
+	case "#cached-token", "#cached_token":
+		f = CachedTokens
+		x, ok = integer(val)
+	case "#running-req", "#running_req":
+		f = Running
+		x, ok = integer(val)
+	case "#queue-req", "#remaining_req":
+		f = Queue
+		x, ok = integer(val)
+	case "token usage":
+		f = TokenUsage
+		x, ok = rate(val)
+	case "input throughput (token/s)":
+		f = PromptTPS
+		x, ok = wholeNumber(val)
+	default:
+		return 0, 0, false, false
+	}
+	return f, x, ok, true
 }
 
 // sglangRetract parses "... Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4 -> 0.7".

@@ -21,13 +21,12 @@ type StreamOptions struct {
 // belongs to. One Stream per input, used from one goroutine.
 type Stream struct {
 	loc  *time.Location
-	year int
-	// last is the latest resolved date, for year and day completion.
-	lastYear, lastMonth, lastDay int
-	lastTime                     int64
-	engines                      [maxEngines]engineRank
-	nextEngine                   int
-	key                          []byte
+	year int // until the input shows a time
+	// lastTime is the latest resolved time; its date completes year-less and date-less stamps.
+	lastTime   int64
+	engines    [maxEngines]engineRank
+	nextEngine int
+	key        []byte
 }
 
 // maxEngines bounds the memory of which vLLM engine each process logged last.
@@ -80,8 +79,8 @@ func (st *Stream) stampTime(t *Stamp) int64 {
 	case PrecLocal:
 		return time.Date(t.Year, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
 	case PrecYearless:
-		y := st.year
-		if st.lastMonth == 12 && t.Month == 1 {
+		y, m, _ := st.lastDate()
+		if m == 12 && t.Month == 1 {
 			y++ // the log crossed New Year
 		}
 		return time.Date(y, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
@@ -89,7 +88,8 @@ func (st *Stream) stampTime(t *Stamp) int64 {
 		if st.lastTime == 0 {
 			return 0
 		}
-		ns := time.Date(st.lastYear, time.Month(st.lastMonth), st.lastDay, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+		y, m, d := st.lastDate()
+		ns := time.Date(y, time.Month(m), d, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
 		if ns < st.lastTime-int64(12*time.Hour) {
 			ns += int64(24 * time.Hour) // the clock wrapped past midnight
 		}
@@ -99,13 +99,20 @@ func (st *Stream) stampTime(t *Stamp) int64 {
 }
 
 func (st *Stream) remember(ns int64) {
-	if ns == 0 {
-		return
+	if ns != 0 {
+		st.lastTime = ns
 	}
-	st.lastTime = ns
-	y, m, d := time.Unix(0, ns).In(st.loc).Date()
-	st.lastYear, st.lastMonth, st.lastDay = y, int(m), d
-	st.year = y
+}
+
+// lastDate is the date of the latest resolved time, computed only for the stamps that need it
+// (most lines carry a full date, or come with the journal's own time). Before any time, it is
+// StreamOptions.Year with no month or day.
+func (st *Stream) lastDate() (year, month, day int) {
+	if st.lastTime == 0 {
+		return st.year, 0, 0
+	}
+	y, m, d := time.Unix(0, st.lastTime).In(st.loc).Date()
+	return y, int(m), d
 }
 
 // joinEngine gives a SpecDecoding line, which names no engine, the engine index of the last

@@ -13,42 +13,8 @@ func trimDot(b []byte) []byte {
 func vllmEngine(b []byte, s *Sample) Result {
 	s.Kind = KindDecode
 	it := fieldIter{b: trimDot(b), sep: ','}
-	for {
-		key, val, more := it.next()
-		if !more {
-			break
-		}
-		if val == nil {
-			return malformed(s, "vllm engine: fragment without key")
-		}
-		var f Field
-		var x float64
-		var ok bool
-		switch string(key) {
-		case "Avg prompt throughput":
-			f = PromptTPS
-			x, ok = withUnit(val, "tokens/s")
-		case "Avg generation throughput":
-			f = GenTPS
-			x, ok = withUnit(val, "tokens/s")
-		case "Running":
-			f = Running
-			x, ok = withUnit(val, "reqs")
-		case "Waiting", "Pending":
-			f = Queue
-			x, ok = withUnit(val, "reqs")
-		case "GPU KV cache usage":
-			f = KVUsage
-			x, ok = rate(val)
-		default:
-			continue
-		}
-		if !ok {
-			return malformed(s, "vllm engine: bad value")
-		}
-		if !set(s, f, x) {
-			return malformed(s, "vllm engine: duplicated key")
-		}
+	if r := readFields(&it, s, &engineRecord); r != Matched {
+		return r
 	}
 	if !s.Has(GenTPS) || !s.Has(Running) || !s.Has(KVUsage) {
 		return malformed(s, "vllm engine: missing generation throughput, Running or GPU KV cache usage")
@@ -56,62 +22,39 @@ func vllmEngine(b []byte, s *Sample) Result {
 	return Matched
 }
 
+var engineRecord = fieldRecord{fragment: "vllm engine: fragment without key", bad: "vllm engine: bad value", dup: "vllm engine: duplicated key", reader: readEngine}
+
+// engineField reads one field of the record; see fieldReader.
+func engineField(key, val []byte) (f Field, x float64, ok, known bool) {
+	switch string(key) {
+	case "Avg prompt throughput":
+		f = PromptTPS
+		x, ok = withUnit(val, "tokens/s")
+	case "Avg generation throughput":
+		f = GenTPS
+		x, ok = withUnit(val, "tokens/s")
+	case "Running":
+		f = Running
+		x, ok = withUnit(val, "reqs")
+	case "Waiting", "Pending":
+		f = Queue
+		x, ok = withUnit(val, "reqs")
+	case "GPU KV cache usage":
+		f = KVUsage
+		x, ok = rate(val)
+	default:
+		return 0, 0, false, false
+	}
+	return f, x, ok, true
+}
+
 // vllmSpec parses the three generations of v1's "SpecDecoding metrics:" line. The
 // per-position list contains ", " itself, so it is read number by number, not split.
 func vllmSpec(b []byte, s *Sample) Result {
 	s.Kind = KindSpec
 	it := fieldIter{b: b, sep: ','}
-	for {
-		key, val, more := it.next()
-		if !more {
-			break
-		}
-		if val == nil {
-			return malformed(s, "vllm spec: fragment without key")
-		}
-		var f Field
-		var x float64
-		var ok bool
-		switch string(key) {
-		case "Draft acceptance rate", "Avg Draft acceptance rate":
-			f = AcceptRate
-			x, ok = rate(val)
-		case "Mean acceptance length":
-			var absent bool
-			x, absent, ok = commitLen(val)
-			if absent {
-				continue
-			}
-			f = Commit
-		case "Accepted":
-			f = Accepted
-			x, ok = withUnit(val, "tokens")
-		case "Drafted":
-			f = Drafted
-			x, ok = withUnit(val, "tokens")
-		case "Accepted throughput":
-			f = AcceptedTPS
-			x, ok = withUnit(val, "tokens/s")
-		case "Drafted throughput":
-			f = DraftedTPS
-			x, ok = withUnit(val, "tokens/s")
-		case "Per-position acceptance rate":
-			if s.NPos > 0 {
-				return malformed(s, "vllm spec: duplicated per-position list")
-			}
-			if !perPosition(&it, s) {
-				return malformed(s, "vllm spec: bad per-position list")
-			}
-			continue
-		default:
-			continue
-		}
-		if !ok {
-			return malformed(s, "vllm spec: bad value")
-		}
-		if !set(s, f, x) {
-			return malformed(s, "vllm spec: duplicated key")
-		}
+	if r := readFields(&it, s, &specRecord); r != Matched {
+		return r
 	}
 	if !s.Has(Accepted) || !s.Has(Drafted) {
 		return malformed(s, "vllm spec: missing Accepted or Drafted")
@@ -119,6 +62,49 @@ func vllmSpec(b []byte, s *Sample) Result {
 	// Accepted > Drafted is kept, not refused: that contradiction is what metrics_inconsistent
 	// reports, so it must reach the model.
 	return Matched
+}
+
+var specRecord = fieldRecord{fragment: "vllm spec: fragment without key", bad: "vllm spec: bad value", dup: "vllm spec: duplicated key", reader: readSpec}
+
+// specField reads one field of the record; see fieldReader.
+func specField(it *fieldIter, s *Sample, key, val []byte) (f Field, x float64, ok, known bool) {
+	switch string(key) {
+	case "Draft acceptance rate", "Avg Draft acceptance rate":
+		f = AcceptRate
+		x, ok = rate(val)
+	case "Mean acceptance length":
+		var absent bool
+		x, absent, ok = commitLen(val)
+		if absent {
+			return 0, 0, false, false
+		}
+		f = Commit
+	case "Accepted":
+		f = Accepted
+		x, ok = withUnit(val, "tokens")
+	case "Drafted":
+		f = Drafted
+		x, ok = withUnit(val, "tokens")
+	case "Accepted throughput":
+		f = AcceptedTPS
+		x, ok = withUnit(val, "tokens/s")
+	case "Drafted throughput":
+		f = DraftedTPS
+		x, ok = withUnit(val, "tokens/s")
+	case "Per-position acceptance rate":
+		switch {
+		case s.NPos > 0:
+			s.Why = "vllm spec: duplicated per-position list"
+		case !perPosition(it, s):
+			s.Why = "vllm spec: bad per-position list"
+		default:
+			return numFields, 0, true, true
+		}
+		return 0, 0, false, true
+	default:
+		return 0, 0, false, false
+	}
+	return f, x, ok, true
 }
 
 // perPosition reads "0.750, 0.625, 0.500" from the current value and moves it past the list.
@@ -152,42 +138,8 @@ func perPosition(it *fieldIter, s *Sample) bool {
 func vllmSpecV0(b []byte, s *Sample) Result {
 	s.Kind = KindSpec
 	it := fieldIter{b: trimDot(b), sep: ','}
-	for {
-		key, val, more := it.next()
-		if !more {
-			break
-		}
-		if val == nil {
-			return malformed(s, "vllm spec v0: fragment without key")
-		}
-		var f Field
-		var x float64
-		var ok bool
-		switch string(key) {
-		case "Draft acceptance rate":
-			f = AcceptRate
-			x, ok = rate(val)
-		case "Number of speculative tokens":
-			f = SpecTokens
-			x, ok = integer(val)
-		case "Number of accepted tokens":
-			f = Accepted
-			x, ok = integer(val)
-		case "Number of draft tokens", "Number of draft tokens tokens":
-			f = Drafted
-			x, ok = integer(val)
-		case "Number of emitted tokens":
-			f = Emitted
-			x, ok = integer(val)
-		default:
-			continue
-		}
-		if !ok {
-			return malformed(s, "vllm spec v0: bad value")
-		}
-		if !set(s, f, x) {
-			return malformed(s, "vllm spec v0: duplicated key")
-		}
+	if r := readFields(&it, s, &specV0Record); r != Matched {
+		return r
 	}
 	if !s.Has(Accepted) || !s.Has(Drafted) || !s.Has(Emitted) || !s.Has(SpecTokens) {
 		return malformed(s, "vllm spec v0: missing counters")
@@ -198,4 +150,30 @@ func vllmSpecV0(b []byte, s *Sample) Result {
 		}
 	}
 	return Matched
+}
+
+var specV0Record = fieldRecord{fragment: "vllm spec v0: fragment without key", bad: "vllm spec v0: bad value", dup: "vllm spec v0: duplicated key", reader: readSpecV0}
+
+// specV0Field reads one field of the record; see fieldReader.
+func specV0Field(key, val []byte) (f Field, x float64, ok, known bool) {
+	switch string(key) {
+	case "Draft acceptance rate":
+		f = AcceptRate
+		x, ok = rate(val)
+	case "Number of speculative tokens":
+		f = SpecTokens
+		x, ok = integer(val)
+	case "Number of accepted tokens":
+		f = Accepted
+		x, ok = integer(val)
+	case "Number of draft tokens", "Number of draft tokens tokens":
+		f = Drafted
+		x, ok = integer(val)
+	case "Number of emitted tokens":
+		f = Emitted
+		x, ok = integer(val)
+	default:
+		return 0, 0, false, false
+	}
+	return f, x, ok, true
 }

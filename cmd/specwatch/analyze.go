@@ -198,13 +198,8 @@ func (a *analysis) apply(st *parse.Stream) {
 			a.set.CountOutOfRange()
 			return
 		}
-		if r == parse.Matched {
-			a.set.Observe(s)
-		} else {
-			a.set.ObserveMalformed(s)
-		}
 	}
-	a.set.Count(r)
+	a.set.Apply(r, s)
 }
 
 func writeReport(w io.Writer, format string, r model.Report) error {

@@ -141,21 +141,14 @@ func (p *pipeline) apply(e *ingest.Entry) {
 	l.Mu.Lock()
 	defer l.Mu.Unlock()
 	l.AtTail = false
-	set := l.Set
-	set.Count(r)
 	if e.Time != 0 {
 		l.LastEntry = time.UnixMicro(e.Time)
-		set.Seen(e.Host, e.Unit, e.Time*1000)
+		l.Set.Seen(e.Host, e.Unit, e.Time*1000)
 	}
-	if r == parse.Ignored {
-		return
+	if r != parse.Ignored {
+		p.stream.Resolve(e.Time, e.Host, e.Unit, s)
 	}
-	p.stream.Resolve(e.Time, e.Host, e.Unit, s)
-	if r == parse.Malformed {
-		set.ObserveMalformed(s)
-		return
-	}
-	se := set.Observe(s)
+	se := l.Set.Apply(r, s)
 	if se == nil || p.steps == nil {
 		return
 	}
