@@ -32,19 +32,17 @@ import (
 // When journalctl exits (killed, files vanished), it is started again after the last cursor
 // returned, with the backoff of retry. Close kills it; Pdeathsig kills it if specwatch dies.
 type ctlSource struct {
-	o         JournalOptions
-	path      string
-	p         *ctlProc
-	started   bool // a journalctl has been started before: later starts are recoveries
-	got       bool // the current journalctl produced an entry
-	cur       *ctlBatch
-	pos       int
-	bad       int64 // Reader.Bad of the current journalctl, counted into Unreadable
-	last      []byte
+	o       JournalOptions
+	path    string
+	p       *ctlProc
+	started bool // a journalctl has been started before: later starts are recoveries
+	got     bool // the current journalctl produced an entry
+	cur     *ctlBatch
+	pos     int
+	bad     int64 // Reader.Bad of the current journalctl, counted into Unreadable
+	progress
 	tail      string // cursor of the last matching entry at OpenJournal, for a tail start
-	resume    resumePoint
 	startUsec int64
-	retry     retry
 	fatal     error
 	eof       bool // NoFollow: journalctl printed everything and exited
 	empty     bool // the journal had no files at the last start (reported once)
@@ -102,19 +100,10 @@ func (s *ctlSource) Next(e *Entry, wait time.Duration) (bool, error) {
 			s.cur.entry(s.pos, e)
 			s.pos++
 			s.got = true
-			if s.resume.pending() {
-				if s.resume.first(bytes.Equal(e.Cursor, []byte(s.resume.cursor)), &s.o, &s.stats) {
-					s.last = append(s.last[:0], e.Cursor...)
-					continue
-				}
-			} else if bytes.Equal(e.Cursor, s.last) {
-				s.stats.Duplicates++
-				continue
+			same := s.resume.pending() && bytes.Equal(e.Cursor, []byte(s.resume.cursor))
+			if s.admit(e.Cursor, same, &s.o, &s.stats) {
+				return true, nil
 			}
-			s.last = append(s.last[:0], e.Cursor...)
-			s.stats.Entries++
-			s.retry.progressed()
-			return true, nil
 		}
 		if b := s.cur; b != nil {
 			s.cur = nil

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 )
@@ -55,6 +56,33 @@ func (r *retry) due(deadline time.Time) bool {
 		time.Sleep(d) // a bounded pause between recovery attempts, not a poll
 	}
 	return !time.Now().Before(r.at)
+}
+
+// progress is how far a journal source got, shared by both backends: the cursor of the last
+// entry returned, the resume still to settle after a positioning, and the recovery backoff.
+type progress struct {
+	last   []byte // cursor of the last entry returned (or skipped as already applied)
+	resume resumePoint
+	retry  retry
+}
+
+// admit applies the resume protocol and the duplicate check to the entry with cursor c; same
+// says, while a resume is pending, whether the entry is the resume cursor's own. It returns
+// whether to return the entry (false: skip it).
+func (g *progress) admit(c []byte, same bool, o *JournalOptions, st *JournalStats) bool {
+	if g.resume.pending() {
+		if g.resume.first(same, o, st) {
+			g.last = append(g.last[:0], c...)
+			return false
+		}
+	} else if bytes.Equal(c, g.last) {
+		st.Duplicates++
+		return false
+	}
+	g.last = append(g.last[:0], c...)
+	st.Entries++
+	g.retry.progressed()
+	return true
 }
 
 // resumePoint is the cursor the first entry after a positioning must be compared with: the

@@ -67,10 +67,8 @@ type sdSource struct {
 	tid       int            // the OS thread that owns the handle
 	buf, sbuf []byte         // entry storage of the fast and the slow path
 	batch     sdBatch        // entries read ahead by the fast path
-	last      []byte         // cursor of the last entry returned (or skipped as already applied)
-	resume    resumePoint
+	progress
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
-	retry     retry
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
 	fatal     error  // sticky: recovery gave up
 	waited    bool   // sd_journal_wait was called on this handle
@@ -213,19 +211,10 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 		if err != nil || !ok {
 			return false, err
 		}
-		if s.resume.pending() {
-			if s.resume.first(s.j.TestCursor(s.resume.cursor) == nil, &s.o, &s.stats) {
-				s.last = append(s.last[:0], e.Cursor...)
-				continue
-			}
-		} else if bytes.Equal(e.Cursor, s.last) {
-			s.stats.Duplicates++
-			continue
+		same := s.resume.pending() && s.j.TestCursor(s.resume.cursor) == nil
+		if s.admit(e.Cursor, same, &s.o, &s.stats) {
+			return true, nil
 		}
-		s.last = append(s.last[:0], e.Cursor...)
-		s.stats.Entries++
-		s.retry.progressed()
-		return true, nil
 	}
 }
 
