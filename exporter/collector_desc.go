@@ -14,6 +14,7 @@ type descs struct {
 	fitA, fitB, predTPS, forecast, attribution             *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
+	reopens, cursorMissing, lostEntries, skipped, badFiles *prometheus.Desc
 }
 
 func newDescs() *descs {
@@ -70,13 +71,29 @@ func newDescs() *descs {
 		cursorFailures: prometheus.NewDesc("specwatch_cursor_save_failures_total",
 			"Failed writes of the journal cursor; until one succeeds, a restart re-reads entries already applied.",
 			nil, nil),
+		reopens: prometheus.NewDesc("specwatch_journal_reopens_total",
+			"Recoveries of the journal reader after a read error, a journald restart or a journalctl exit; reading continued after the last entry read.",
+			nil, nil),
+		cursorMissing: prometheus.NewDesc("specwatch_journal_cursor_missing_total",
+			"Resumptions whose last entry read no longer existed (vacuumed while specwatch was down or behind): lines between were lost. Their size is specwatch_journal_lost_entries_total.",
+			nil, nil),
+		lostEntries: prometheus.NewDesc("specwatch_journal_lost_entries_total",
+			"Journal entries, of every unit, between a vanished position and the next entry read (from the cursors' sequence numbers): an upper bound on the followed units' lost lines.",
+			nil, nil),
+		skipped: prometheus.NewDesc("specwatch_journal_skipped_entries_total",
+			"Journal entries skipped: duplicate (already applied, after a reopen) or unreadable (fields could not be read).",
+			[]string{"reason"}, nil),
+		badFiles: prometheus.NewDesc("specwatch_journal_bad_files_total",
+			"Journal files found unreadable (truncated, not a journal file) and skipped.",
+			nil, nil),
 	}
 }
 
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.running, d.step, d.tps,
 		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.samples,
-		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
+		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures,
+		d.reopens, d.cursorMissing, d.lostEntries, d.skipped, d.badFiles} {
 		ch <- x
 	}
 }

@@ -46,6 +46,22 @@ type Status struct {
 	// CursorSaveFailures counts failed cursor writes: a restart would re-read entries (their
 	// effects are counted twice) until a save succeeds again.
 	CursorSaveFailures int64
+	// Journal is what the journal reader counted; HasJournal is false for files, stdin and
+	// the demo, and the specwatch_journal_*_total counters are then absent.
+	Journal    JournalCounts
+	HasJournal bool
+}
+
+// JournalCounts are the journal reader's counters (ingest.JournalStats) that tell an operator
+// why data is missing or was read twice. The exporter does not import ingest: the pipeline
+// copies them in.
+type JournalCounts struct {
+	Reopens       int64 // recoveries after a read error or a journalctl exit
+	CursorMissing int64 // resumptions whose entry had been vacuumed: a loss
+	LostEntries   int64 // the losses' size: journal entries (all units) in the gaps
+	Duplicates    int64 // entries skipped because they had been applied already
+	Unreadable    int64 // entries skipped because their fields could not be read
+	BadFiles      int64 // journal files found unreadable and skipped
 }
 
 // Locked is the reference Source: the pipeline owns Set and holds Mu while it applies entries
@@ -62,6 +78,8 @@ type Locked struct {
 	CaughtUp           bool      // AtTail was true at least once (sticky; readiness)
 	Live               bool      // input is a journal being followed, so lag is meaningful
 	CursorSaveFailures int64
+	Journal            JournalCounts
+	HasJournal         bool // Journal is meaningful: the input is a journal
 
 	// Now is the clock for the journal lag; nil means time.Now. Tests inject a fixed one.
 	Now func() time.Time
@@ -100,6 +118,8 @@ func (l *Locked) Status() Status {
 		LastEntry:          l.LastEntry,
 		CaughtUp:           l.CaughtUp,
 		CursorSaveFailures: l.CursorSaveFailures,
+		Journal:            l.Journal,
+		HasJournal:         l.HasJournal,
 	}
 	atTail, live := l.AtTail, l.Live
 	l.Mu.Unlock()

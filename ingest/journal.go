@@ -89,6 +89,11 @@ type JournalStats struct {
 	// CursorMissing counts resumptions whose saved entry no longer existed (vacuumed while
 	// nobody read, or a cursor of another journal): entries may have been lost there.
 	CursorMissing int64
+	// LostEntries is the size of those losses: for each, the journal entries (of every unit)
+	// between the vanished entry and the next one read, from their cursors' sequence numbers.
+	// An upper bound on the followed units' lost lines; a loss across a recreated journal (new
+	// sequence number id) adds nothing here but still counts in CursorMissing.
+	LostEntries int64
 	// Duplicates counts entries skipped because they had been returned already (the saved
 	// entry itself after a resume or reopen is not counted: skipping it is the protocol).
 	Duplicates int64

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -112,9 +113,10 @@ func TestJournalCrashResume(t *testing.T) {
 	})
 }
 
-// TestJournalCursorVacuumed: the saved cursor's entry is vacuumed while the reader is down.
-// The reader resumes at the next entry still there and counts CursorMissing; the entries
-// vacuumed with it are lost (that is what the counter warns about), the rest arrive once.
+// TestJournalCursorVacuumed: the saved cursor's entry, and five unread lines after it, are
+// vacuumed while the reader is down. The reader resumes at the next entry still there, counts
+// CursorMissing and the size of the loss (LostEntries, from the cursors' sequence numbers), and
+// says both in one warning; the rest arrive once.
 func TestJournalCursorVacuumed(t *testing.T) {
 	journalBackends(t, func(t *testing.T, b Backend) {
 		j := startJournald(t)
@@ -127,12 +129,15 @@ func TestJournalCursorVacuumed(t *testing.T) {
 		cursor := got[9].Cursor
 		src.Close()
 
-		j.Rotate() // lines 0-9 are archived in the oldest file
-		for i := 10; i < 20; i++ {
+		for i := 10; i < 15; i++ { // written while the reader is down, never read
+			j.Write("a.service", "a", numbered("a", i))
+		}
+		j.Rotate() // lines 0-14 are archived in the oldest file
+		for i := 15; i < 25; i++ {
 			j.Write("a.service", "a", numbered("a", i))
 		}
 		j.Rotate()
-		for i := 20; i < 25; i++ {
+		for i := 25; i < 30; i++ {
 			j.Write("a.service", "a", numbered("a", i))
 		}
 		j.Sync()
@@ -143,12 +148,18 @@ func TestJournalCursorVacuumed(t *testing.T) {
 		got = readN(t, src, 15, 10*time.Second)
 		expectQuiet(t, src, 300*time.Millisecond)
 		for i, o := range got {
-			if seqOf(t, o.Message) != 10+i {
-				t.Fatalf("entry %d after resume is %q, want line %d", i, o.Message, 10+i)
+			if seqOf(t, o.Message) != 15+i {
+				t.Fatalf("entry %d after resume is %q, want line %d", i, o.Message, 15+i)
 			}
 		}
-		if st := src.Stats(); st.CursorMissing != 1 || len(warned) != 1 || !strings.Contains(warned[0], "may be lost") {
+		st := src.Stats()
+		if st.CursorMissing != 1 || len(warned) != 1 || !strings.Contains(warned[0], "were lost") {
 			t.Fatalf("CursorMissing %d, warnings %q", st.CursorMissing, warned)
+		}
+		// Five of a.service's lines were lost; journald's own entries in between (none are
+		// expected in a namespace) would add to the bound, never subtract.
+		if st.LostEntries < 5 || st.LostEntries > 10 || !strings.Contains(warned[0], fmt.Sprintf("up to %d journal entries", st.LostEntries)) {
+			t.Fatalf("LostEntries %d (want 5, at most a few more), warning %q", st.LostEntries, warned[0])
 		}
 	})
 }

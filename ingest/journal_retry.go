@@ -71,7 +71,7 @@ type progress struct {
 // whether to return the entry (false: skip it).
 func (g *progress) admit(c []byte, same bool, o *JournalOptions, st *JournalStats) bool {
 	if g.resume.pending() {
-		if g.resume.first(same, o, st) {
+		if g.resume.first(c, same, o, st) {
 			g.last = append(g.last[:0], c...)
 			return false
 		}
@@ -93,9 +93,11 @@ type resumePoint struct {
 	quiet     bool // a tail start: if the entry is gone, nothing was lost that anyone saw
 }
 
-// first settles a pending resume with the first entry read after positioning: same tells
-// whether that entry is the cursor's own. It returns whether to skip the entry.
-func (p *resumePoint) first(same bool, o *JournalOptions, st *JournalStats) (skip bool) {
+// first settles a pending resume with the first entry read after positioning, whose cursor is
+// next: same tells whether that entry is the cursor's own. It returns whether to skip the
+// entry. When the cursor's entry is gone, the loss is counted and its size (from the two
+// cursors' sequence numbers) added to LostEntries and said in the warning.
+func (p *resumePoint) first(next []byte, same bool, o *JournalOptions, st *JournalStats) (skip bool) {
 	c := p.cursor
 	p.cursor = ""
 	if same {
@@ -105,10 +107,14 @@ func (p *resumePoint) first(same bool, o *JournalOptions, st *JournalStats) (ski
 		return false
 	}
 	st.CursorMissing++
+	gap := gapBetween(c, next)
+	if gap.entries > 0 {
+		st.LostEntries += gap.entries
+	}
 	if p.fromStore {
-		o.warn("%s: the saved cursor's entry no longer exists (vacuumed while specwatch was down?); resuming at the next entry, entries in between may be lost (cursor %s)", o.name(), c)
+		o.warn("%s: the saved cursor's entry no longer exists (vacuumed while specwatch was down?); resuming at the next entry: %s were lost (cursor %s)", o.name(), gap.describe(), c)
 	} else {
-		o.warn("%s: the last entry read vanished while reopening (vacuumed?); continuing at the next entry, entries in between may be lost (cursor %s)", o.name(), c)
+		o.warn("%s: the last entry read vanished while reopening (vacuumed?); continuing at the next entry: %s were lost (cursor %s)", o.name(), gap.describe(), c)
 	}
 	return false
 }

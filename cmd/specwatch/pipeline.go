@@ -52,6 +52,12 @@ type pipeline struct {
 	flushFails int64
 }
 
+// journalCounter is a source that counts what it skipped or lost (ingest.JournalSource); the
+// pipeline copies its counters to the metrics once a second.
+type journalCounter interface {
+	Stats() ingest.JournalStats
+}
+
 // tickEvery paces live-only housekeeping (stale detection).
 const tickEvery = 10 * time.Second
 
@@ -63,7 +69,7 @@ const (
 
 // run reads src until ctx ends. It returns nil on cancellation, after a final cursor flush.
 func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) error {
-	var lastFlush, lastTick, lastEntry time.Time
+	var lastFlush, lastTick, lastEntry, lastStats time.Time
 	dirty := false
 	for ctx.Err() == nil {
 		// journald tells readers about appends on a 250 ms coalescing timer; while entries are
@@ -92,6 +98,10 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 			p.flush(cur)
 			lastFlush, dirty = now, false
 		}
+		if now.Sub(lastStats) >= time.Second || !ok {
+			p.copyStats(src)
+			lastStats = now
+		}
 		if now.Sub(lastTick) >= tickEvery {
 			p.locked.Mu.Lock()
 			p.locked.Set.Tick(now.UnixNano())
@@ -100,7 +110,22 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 		}
 	}
 	p.flush(cur)
+	p.copyStats(src)
 	return nil
+}
+
+// copyStats publishes the journal reader's counters (losses, reopens, skips) to the metrics.
+func (p *pipeline) copyStats(src journalSource) {
+	jc, ok := src.(journalCounter)
+	if !ok {
+		return
+	}
+	st := jc.Stats()
+	p.locked.Mu.Lock()
+	p.locked.HasJournal = true
+	p.locked.Journal = exporter.JournalCounts{Reopens: st.Reopens, CursorMissing: st.CursorMissing,
+		LostEntries: st.LostEntries, Duplicates: st.Duplicates, Unreadable: st.Unreadable, BadFiles: st.BadFiles}
+	p.locked.Mu.Unlock()
 }
 
 // flush saves the cursor; a failure (read-only or full state directory) is logged and retried
