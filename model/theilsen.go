@@ -5,7 +5,8 @@ import "math"
 // Defaults for TheilSenOptions.
 const (
 	// DefaultTheilSenCapacity is the ring size: 256 points (≈ 8.5 min at one
-	// sample per 2 s). Fit keeps cap·(cap−1)/2 slopes of scratch: 261 KB.
+	// sample per 2 s). Fit keeps cap·(cap−1)/2 slopes of scratch: 261 KB,
+	// allocated by the first Fit.
 	DefaultTheilSenCapacity = 256
 	// DefaultTheilSenMinDX skips pairs closer than one token in x: their
 	// slope is noise divided by almost nothing.
@@ -36,7 +37,8 @@ type TheilSen struct {
 	scratch []float64 // pairwise slopes, then residuals
 }
 
-// NewTheilSen allocates the ring and the scratch space.
+// NewTheilSen allocates the ring; the scratch space (the larger part) waits for the first Fit,
+// so that series which never get two points apart cost 2 KB rather than 66 KB.
 func NewTheilSen(o TheilSenOptions) TheilSen {
 	c := o.Capacity
 	if c < 2 {
@@ -48,7 +50,6 @@ func NewTheilSen(o TheilSenOptions) TheilSen {
 	}
 	return TheilSen{
 		xs: make([]float64, c), ys: make([]float64, c), minDX: mdx,
-		scratch: make([]float64, max(c*(c-1)/2, c)),
 	}
 }
 
@@ -78,6 +79,10 @@ func (t *TheilSen) Reset() { t.next, t.n = 0, 0 }
 // false when no pair of points is MinDX apart in x.
 func (t *TheilSen) Fit() (a, b float64, ok bool) {
 	n, xs, ys := t.n, t.xs, t.ys
+	if t.scratch == nil {
+		c := len(xs)
+		t.scratch = make([]float64, max(c*(c-1)/2, c))
+	}
 	m := 0
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {

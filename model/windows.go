@@ -98,8 +98,14 @@ func (t *tpsStats) add(measured, pred float64) {
 
 // history keeps the points for plots: all of them at first, then every second one, then every
 // fourth, so that a day or a week fits in a fixed array at decreasing resolution.
+//
+// The array grows by appending up to max points rather than being allocated whole: a series
+// that lives for a few samples (a restarted rank, a flood of made-up units up to the series
+// cap) then costs a few hundred bytes, not 80 KB. Growth allocates log2(max) times in a
+// series' life, never in steady state.
 type history struct {
 	pts    []HistoryPoint
+	max    int
 	stride int
 	skip   int
 }
@@ -115,7 +121,7 @@ type HistoryPoint struct {
 // 64 s, still finer than a status-page plot.
 const historyCapacity = 2048
 
-func newHistory(n int) history { return history{pts: make([]HistoryPoint, 0, n), stride: 1} }
+func newHistory(n int) history { return history{max: n, stride: 1} }
 
 func (h *history) add(p *point, predStep float64) {
 	h.skip++
@@ -123,7 +129,7 @@ func (h *history) add(p *point, predStep float64) {
 		return
 	}
 	h.skip = 0
-	if len(h.pts) == cap(h.pts) {
+	if len(h.pts) == h.max {
 		half := h.pts[:0]
 		for i := 0; i < len(h.pts); i += 2 {
 			half = append(half, h.pts[i])

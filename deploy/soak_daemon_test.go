@@ -1,0 +1,193 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// soakDaemon supervises `specwatch run` the way systemd's Restart=always would: one process at
+// a time on a fixed address (so Prometheus keeps one target), logs appended to one file, and a
+// record of every incarnation's starting cursor.
+type soakDaemon struct {
+	t        *testing.T
+	bin      string
+	args     []string
+	addr     string
+	stateDir string
+	logPath  string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	pid  int
+	up   atomic.Bool // serving: between ready and a signal (a storm's failures outside are expected)
+}
+
+func newSoakDaemon(t *testing.T, bin, addr, stateDir, logPath string, args ...string) *soakDaemon {
+	d := &soakDaemon{t: t, bin: bin, addr: addr, stateDir: stateDir, logPath: logPath, args: args}
+	t.Cleanup(func() { d.signal(syscall.SIGKILL); d.wait() })
+	return d
+}
+
+// start runs a new incarnation and waits until it answers /-/ready (positioned and caught up).
+func (d *soakDaemon) start() {
+	d.t.Helper()
+	logf, err := os.OpenFile(d.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	cmd := exec.Command(d.bin, append([]string{"run", "--listen", d.addr, "--state-dir", d.stateDir, "--log-format", "json"}, d.args...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		d.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); logf.Close(); close(done) }()
+	d.mu.Lock()
+	d.cmd, d.done, d.pid = cmd, done, cmd.Process.Pid
+	d.mu.Unlock()
+	deadline := time.Now().Add(120 * time.Second)
+	for !d.ready() {
+		select {
+		case <-done:
+			d.t.Fatalf("specwatch exited at start: %s\n%s", cmd.ProcessState, tail(d.logPath, 4000))
+		default:
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("specwatch not ready after 120 s\n%s", tail(d.logPath, 4000))
+		}
+		time.Sleep(50 * time.Millisecond) // polling a real process's readiness
+	}
+	d.up.Store(true)
+}
+
+func (d *soakDaemon) ready() bool {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + d.addr + "/-/ready")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func (d *soakDaemon) signal(s syscall.Signal) {
+	d.up.Store(false)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cmd != nil && d.cmd.ProcessState == nil {
+		d.cmd.Process.Signal(s)
+	}
+}
+
+func (d *soakDaemon) wait() {
+	d.mu.Lock()
+	done := d.done
+	d.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+func (d *soakDaemon) PID() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pid
+}
+
+// cursor is the state directory's saved cursor ("" when none).
+func (d *soakDaemon) cursor() string {
+	b, _ := os.ReadFile(filepath.Join(d.stateDir, "journal.cursor"))
+	return strings.TrimSpace(string(b))
+}
+
+// metrics scrapes /metrics once.
+func (d *soakDaemon) metrics() (string, error) {
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + d.addr + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("/metrics: %s", resp.Status)
+	}
+	return string(b), err
+}
+
+var expoLine = regexp.MustCompile(`(?m)^([a-z_:]+)(\{[^}]*\})? ([0-9.e+-]+|NaN)$`)
+
+// metricValue is the value of the first sample of name whose labels contain match.
+func metricValue(body, name, match string) (float64, bool) {
+	for _, m := range expoLine.FindAllStringSubmatch(body, -1) {
+		if m[1] == name && strings.Contains(m[2], match) {
+			v, err := strconv.ParseFloat(m[3], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// procMem reads a process's memory (kB → bytes) and its open fds and threads from /proc.
+type procMem struct {
+	RSS, Anon, File int64
+	FDs, Threads    int
+}
+
+func readProcMem(pid int) (procMem, error) {
+	var m procMem
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return m, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			m.RSS = v << 10
+		case "RssAnon:":
+			m.Anon = v << 10
+		case "RssFile:":
+			m.File = v << 10
+		case "Threads:":
+			m.Threads = int(v)
+		}
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return m, err
+	}
+	m.FDs = len(fds)
+	return m, nil
+}
+
+// tail is the end of a file, for failure messages.
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
