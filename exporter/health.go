@@ -5,6 +5,9 @@ import (
 	"net/http"
 )
 
+// healthyPath is the liveness endpoint, the one path basic auth exempts (webHandler).
+const healthyPath = "/-/healthy"
+
 // healthy answers 200 for as long as the server serves: liveness says the process is up, not
 // that its figures are current (that is /-/ready).
 func healthy(w http.ResponseWriter, _ *http.Request) {

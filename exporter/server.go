@@ -19,16 +19,19 @@ type ServerOptions struct {
 	// ListenAddress is host:port to listen on (":9877"); port 0 picks a free port, which Addr
 	// reports after Listen.
 	ListenAddress string
-	// WebConfigFile is exporter-toolkit's web configuration (--web.config.file): TLS and basic
-	// auth. Empty means plain HTTP without auth. The file is re-read on every request (and TLS
-	// certificates on every handshake), so credentials and certificates rotate without restart.
+	// WebConfigFile is exporter-toolkit's web configuration (--web.config.file): TLS, basic auth,
+	// response headers, rate limit. Empty means plain HTTP without auth. The file is re-read on
+	// every request (and TLS certificates on every handshake), so credentials and certificates
+	// rotate without restart; http2 and rate_limit are read once, when Serve starts.
 	//
-	// Basic auth covers every endpoint, /-/healthy included: exporter-toolkit v0.20 wraps the
-	// whole handler and has no per-path exemption (exporter-toolkit#111, PRs #70 and #106 never
-	// merged). Probes must send credentials, or check the TCP port instead.
+	// Basic auth covers every endpoint but /-/healthy, so that a liveness probe (a kubelet, a
+	// load balancer) needs no secret. exporter-toolkit v0.20 cannot exempt a path: it wraps the
+	// whole handler (exporter-toolkit#111; PRs #70, #106 and #151 never merged). So the toolkit
+	// only parses the TLS settings (web.ConfigToTLSConfig) and this package checks the
+	// credentials itself (server_auth.go).
 	WebConfigFile string
-	// Logger receives the server's and exporter-toolkit's messages; nil discards them. Nothing
-	// logged carries credentials.
+	// Logger receives the server's messages; nil discards them. Nothing logged carries
+	// credentials.
 	Logger *slog.Logger
 	// Source feeds /api/v1/report, the default page and, without Ready, /-/ready. Required.
 	Source Source
@@ -40,25 +43,39 @@ type ServerOptions struct {
 	// Ready reports whether ingestion has caught up (/-/ready); nil means
 	// Source.Status().CaughtUp.
 	Ready func() bool
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout replace the constants of the
+	// same names when non-zero, so that a test can watch a timeout fire in a second.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 // Limits on clients, so that slow or hostile ones cannot hold connections or memory: a header
 // must arrive within ReadHeaderTimeout, a request within ReadTimeout, a response (the largest is
-// the status page) within WriteTimeout; idle keep-alive connections close after IdleTimeout.
+// the status page) within WriteTimeout; idle keep-alive connections close after IdleTimeout. Over
+// TLS the handshake gets the shortest of the first three (net/http).
+//
+// There is deliberately no cap on simultaneous connections (netutil.LimitListener): the timeouts
+// already bound how long a connection that sends nothing useful lives, so a client holding N of
+// them must reopen N connections every few seconds; a cap would instead let that client lock
+// Prometheus out with just that many stalled connections, while an uncapped flood has to
+// exhaust file descriptors, whose soft limit Go raises to the hard one at start. Per-source
+// limits belong in front of the daemon (firewall connlimit, a proxy), which can tell clients
+// apart; a listener cap cannot.
 const (
 	ReadHeaderTimeout = 5 * time.Second
 	ReadTimeout       = 10 * time.Second
 	WriteTimeout      = 30 * time.Second
 	IdleTimeout       = 60 * time.Second
-	MaxHeaderBytes    = 16 << 10
+	// MaxHeaderBytes bounds the request line and headers (net/http allows 4 KiB of slack, then
+	// answers 431).
+	MaxHeaderBytes = 16 << 10
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests once ctx is done.
 	ShutdownTimeout = 5 * time.Second
 )
 
-// Server serves /metrics, /api/v1/report, /-/healthy, /-/ready and the status page through
-// exporter-toolkit (TLS, basic auth). Lifecycle: Listen binds (and validates the web config),
-// Serve returns when ctx is cancelled, after a graceful shutdown, or on a listener error;
-// ListenAndServe does both. A Server serves once.
+// Server serves /metrics, /api/v1/report, /-/healthy, /-/ready and the status page, with TLS
+// and basic auth from an exporter-toolkit web config. Lifecycle: Listen binds (and validates the
+// web config), Serve returns when ctx is cancelled, after a graceful shutdown, or on a listener
+// error; ListenAndServe does both. A Server serves once.
 type Server struct {
 	opts    ServerOptions
 	log     *slog.Logger
@@ -82,18 +99,25 @@ func NewServer(opts ServerOptions) *Server {
 	s.handler = s.routes()
 	s.srv = &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		ReadTimeout:       ReadTimeout,
-		WriteTimeout:      WriteTimeout,
-		IdleTimeout:       IdleTimeout,
+		ReadHeaderTimeout: orDefault(opts.ReadHeaderTimeout, ReadHeaderTimeout),
+		ReadTimeout:       orDefault(opts.ReadTimeout, ReadTimeout),
+		WriteTimeout:      orDefault(opts.WriteTimeout, WriteTimeout),
+		IdleTimeout:       orDefault(opts.IdleTimeout, IdleTimeout),
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return s
 }
 
-// Handler is the server's handler without TLS and auth (those are added by exporter-toolkit in
-// Serve): for tests and benchmarks through httptest.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// Handler is the server's handler without the web config's TLS, auth and headers (Serve adds
+// them): for tests and benchmarks through httptest.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Listen binds ListenAddress after checking the web config file, so that a bad file or a busy
@@ -142,14 +166,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	if ln == nil {
 		return errors.New("exporter: Serve before Listen")
 	}
-	cfg := s.opts.WebConfigFile
-	systemd := false
-	flags := &web.FlagConfig{WebListenAddresses: &[]string{ln.Addr().String()}, WebSystemdSocket: &systemd, WebConfigFile: &cfg}
 	errc := make(chan error, 1)
-	go func() { errc <- web.Serve(ln, s.srv, flags, s.log) }()
+	go func() { errc <- s.serve(ln) }()
 	select {
 	case err := <-errc:
-		ln.Close() // web.Serve leaves it open when the web config fails
+		ln.Close() // serve leaves it open when the web config fails
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -14,12 +15,16 @@ import (
 // series filters.
 const MaxQueryBytes = 1024
 
+// MaxBodyBytes is as much of a request body as the server reads, only to tell an empty chunked
+// body from a real one: no endpoint takes a body.
+const MaxBodyBytes = 4 << 10
+
 // MaxScrapesInFlight bounds concurrent /metrics requests; more get 503 rather than queueing
 // collection work behind each other.
 const MaxScrapesInFlight = 8
 
-// routes builds the handler. Every endpoint is read-only: GET and HEAD only (the mux answers
-// 405 with Allow for other methods), no request body, a bounded query string.
+// routes builds the handler. Every endpoint is read-only: GET and HEAD only, no request body, a
+// bounded query string (guard).
 func (s *Server) routes() http.Handler {
 	reg := s.opts.Metrics.Registry()
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{
@@ -34,27 +39,55 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /api/v1/report", s.report)
-	mux.HandleFunc("GET /-/healthy", healthy)
+	mux.HandleFunc("GET "+healthyPath, healthy)
 	mux.HandleFunc("GET /-/ready", s.ready)
 	mux.HandleFunc("GET /{$}", s.page)
 	return guard(mux)
 }
 
-// guard rejects what no endpoint accepts before any work is done: request bodies (these are
-// all GETs; a body is a confused or hostile client) and oversized query strings.
+// guard rejects what no endpoint accepts before any work is done, on every path, so that a
+// confused or hostile client learns early and cheaply: another method than GET or HEAD (405),
+// an oversized query string (414), a request body (413 beyond MaxBodyBytes, where reading
+// stops and the connection is closed; 400 below). Headers are bounded by the server
+// (MaxHeaderBytes, 431).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if r.ContentLength != 0 {
-			http.Error(w, "request body not allowed", http.StatusBadRequest)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method "+r.Method+" not allowed: every endpoint is read-only (GET, HEAD)", http.StatusMethodNotAllowed)
 			return
 		}
 		if len(r.URL.RawQuery) > MaxQueryBytes {
 			http.Error(w, fmt.Sprintf("query string longer than %d bytes", MaxQueryBytes), http.StatusRequestURITooLong)
 			return
 		}
+		if code, msg := checkNoBody(w, r); code != 0 {
+			http.Error(w, msg, code)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkNoBody reads at most MaxBodyBytes of r's body and returns a status and message if there
+// was any. A declared oversized body is refused unread.
+func checkNoBody(w http.ResponseWriter, r *http.Request) (int, string) {
+	tooLarge := fmt.Sprintf("request body not allowed (and larger than %d bytes)", MaxBodyBytes)
+	if r.ContentLength > MaxBodyBytes {
+		return http.StatusRequestEntityTooLarge, tooLarge
+	}
+	n, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, tooLarge
+	case err != nil:
+		return http.StatusBadRequest, "reading the request body failed"
+	case n > 0:
+		return http.StatusBadRequest, "request body not allowed"
+	}
+	return 0, ""
 }
 
 // page renders the status page into memory, then writes it.

@@ -78,19 +78,31 @@ func TestReportFilter(t *testing.T) {
 
 func TestRequestGuards(t *testing.T) {
 	h := testServer(t, threeSeries(), nil).Handler()
-	if w := do(t, h, "GET", "/api/v1/report", strings.NewReader("x")); w.Code != http.StatusBadRequest {
-		t.Errorf("GET with a body: %d, want 400", w.Code)
+	for _, tc := range []struct {
+		method, path string
+		body         io.Reader
+		code         int
+	}{
+		{"GET", "/api/v1/report", strings.NewReader("x"), http.StatusBadRequest},
+		{"GET", "/api/v1/report", strings.NewReader(strings.Repeat("x", MaxBodyBytes+1)), http.StatusRequestEntityTooLarge},
+		{"GET", "/nope", nil, http.StatusNotFound},
+		{"POST", "/nope", nil, http.StatusMethodNotAllowed},
+		{"OPTIONS", "/", nil, http.StatusMethodNotAllowed},
+	} {
+		if w := do(t, h, tc.method, tc.path, tc.body); w.Code != tc.code {
+			t.Errorf("%s %s: %d %q, want %d", tc.method, tc.path, w.Code, w.Body, tc.code)
+		}
 	}
-	for _, p := range []string{"/api/v1/report", "/metrics", "/-/healthy", "/"} {
-		if w := do(t, h, "POST", p, nil); w.Code != http.StatusMethodNotAllowed {
-			t.Errorf("POST %s: %d, want 405", p, w.Code)
+	for _, p := range []string{"/api/v1/report", "/metrics", "/-/healthy", "/-/ready", "/"} {
+		for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+			w := do(t, h, m, p, nil)
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s %s: %d, Allow %q, want 405 and GET, HEAD", m, p, w.Code, w.Header().Get("Allow"))
+			}
 		}
 		if w := do(t, h, "HEAD", p, nil); w.Code != http.StatusOK {
 			t.Errorf("HEAD %s: %d, want 200", p, w.Code)
 		}
-	}
-	if w := do(t, h, "GET", "/nope", nil); w.Code != http.StatusNotFound {
-		t.Errorf("GET /nope: %d, want 404", w.Code)
 	}
 }
 

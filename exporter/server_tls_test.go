@@ -56,76 +56,159 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	return certFile, keyFile, pool
 }
 
-// TestTLSAndBasicAuth serves through exporter-toolkit with a web config: TLS with a
-// self-signed certificate and one bcrypt user. Every endpoint needs the password,
-// /-/healthy included (exporter-toolkit cannot exempt a path; see ServerOptions), and the
-// password never reaches the logs.
-func TestTLSAndBasicAuth(t *testing.T) {
-	const user, password = "alice", "correct horse battery"
-	dir := t.TempDir()
-	certFile, keyFile, pool := selfSigned(t, dir)
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
+// webConfig writes a web config with one bcrypt user (alice) and, with certFile, TLS.
+func webConfig(t *testing.T, path, certFile, keyFile, user, password string) {
+	t.Helper()
+	conf := ""
+	if certFile != "" {
+		conf = "tls_server_config:\n  cert_file: " + certFile + "\n  key_file: " + keyFile + "\n"
 	}
-	cfg := filepath.Join(dir, "web.yml")
-	conf := "tls_server_config:\n  cert_file: " + certFile + "\n  key_file: " + keyFile +
-		"\nbasic_auth_users:\n  " + user + ": " + string(hash) + "\n"
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src := threeSeries()
-	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg, Logger: logger,
-		Source: src, Metrics: newTestMetrics(t, src)}))
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-
-	get := func(path, u, p string) int {
-		t.Helper()
-		req, _ := http.NewRequest("GET", "https://"+addr+path, nil)
-		if u != "" {
-			req.SetBasicAuth(u, p)
-		}
-		resp, err := client.Do(req)
+	if user != "" {
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
 		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
+			t.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+		conf += "basic_auth_users:\n  " + user + ": " + string(hash) + "\n"
 	}
-	for _, tc := range []struct {
-		path, user, pass string
-		want             int
-	}{
-		{"/metrics", "", "", 401},
-		{"/metrics", user, "wrong", 401},
-		{"/metrics", "mallory", password, 401},
-		{"/metrics", user, password, 200},
-		{"/api/v1/report", "", "", 401},
-		{"/api/v1/report", user, password, 200},
-		{"/-/ready", user, password, 200},
-		{"/", user, password, 200},
-		// exporter-toolkit v0.20 applies auth to the whole handler: no exemption possible.
-		{"/-/healthy", "", "", 401},
-		{"/-/healthy", user, password, 200},
-	} {
-		if got := get(tc.path, tc.user, tc.pass); got != tc.want {
-			t.Errorf("GET %s as %q/%q: %d, want %d", tc.path, tc.user, tc.pass, got, tc.want)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fetch does one request and returns the response with its body read.
+func fetch(t *testing.T, c *http.Client, method, url, user, pass string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+// TestBasicAuth serves a web config with one bcrypt user, over TLS and over plain HTTP: every
+// endpoint, unknown paths included, answers 401 with a challenge unless given the right
+// credentials, except /-/healthy, which needs none; credentials never reach the logs.
+func TestBasicAuth(t *testing.T) {
+	const user, password = "alice", "correct horse battery"
+	for _, withTLS := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[withTLS], func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "web.yml")
+			scheme, client := "http", &http.Client{}
+			var certFile, keyFile string
+			if withTLS {
+				var pool *x509.CertPool
+				certFile, keyFile, pool = selfSigned(t, dir)
+				scheme = "https"
+				client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
+			}
+			webConfig(t, cfg, certFile, keyFile, user, password)
+			logs := &syncBuffer{}
+			logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			src := threeSeries()
+			addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg, Logger: logger,
+				Source: src, Metrics: newTestMetrics(t, src)}))
+
+			for _, ep := range []struct {
+				path, want string // want: a fragment of the authorised body
+				code       int
+			}{
+				{"/metrics", "specwatch_", 200},
+				{"/api/v1/report", `"series"`, 200},
+				{"/", "<h1>specwatch</h1>", 200},
+				{"/-/ready", "Ready", 200},
+				{"/nope", "404", 404},
+				{"/-/healthy", "Healthy", 200},
+			} {
+				for _, cr := range []struct{ name, user, pass string }{
+					{"none", "", ""}, {"wrong password", user, "wrong"}, {"unknown user", "mallory", password}, {"right", user, password},
+				} {
+					resp, body := fetch(t, client, "GET", scheme+"://"+addr+ep.path, cr.user, cr.pass)
+					want := ep.code
+					if cr.name != "right" && ep.path != healthyPath {
+						want = http.StatusUnauthorized
+					}
+					if resp.StatusCode != want {
+						t.Errorf("GET %s, credentials %s: %d, want %d", ep.path, cr.name, resp.StatusCode, want)
+						continue
+					}
+					switch {
+					case want == http.StatusUnauthorized:
+						if ch := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(ch, "Basic ") || strings.Contains(body, ep.want) {
+							t.Errorf("GET %s, credentials %s: challenge %q, body %q", ep.path, cr.name, ch, body)
+						}
+					case !strings.Contains(body, ep.want):
+						t.Errorf("GET %s, credentials %s: body %q lacks %q", ep.path, cr.name, body, ep.want)
+					}
+					if withTLS && resp.Proto != "HTTP/2.0" {
+						t.Errorf("GET %s over TLS: %s, want HTTP/2.0 (reloaded TLS configs keep ALPN)", ep.path, resp.Proto)
+					}
+				}
+			}
+			for _, tc := range []struct {
+				method, path string
+				code         int
+			}{
+				{"HEAD", healthyPath, 200},
+				{"POST", healthyPath, 405},
+				{"POST", "/metrics", 401}, // credentials first: nothing else is revealed without them
+				{"HEAD", "/metrics", 401},
+			} {
+				if resp, _ := fetch(t, client, tc.method, scheme+"://"+addr+tc.path, "", ""); resp.StatusCode != tc.code {
+					t.Errorf("%s %s without credentials: %d, want %d", tc.method, tc.path, resp.StatusCode, tc.code)
+				}
+			}
+			if withTLS {
+				if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusBadRequest {
+						t.Errorf("plain HTTP to the TLS port: %d, want 400", resp.StatusCode)
+					}
+				}
+			}
+			basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+			if l := logs.String(); strings.Contains(l, password) || strings.Contains(l, basic) || strings.Contains(l, "$2a$") {
+				t.Errorf("credentials in the logs:\n%s", l)
+			}
+			if want := `"tls":` + map[bool]string{true: "true", false: "false"}[withTLS]; !strings.Contains(logs.String(), want) {
+				t.Errorf("no %s in the logs:\n%s", want, logs)
+			}
+		})
+	}
+}
+
+// TestBasicAuthReload edits the web config under a running server: a new password applies to
+// the next request (the old one stops working despite the cache), removing the users disables
+// auth, and a broken file fails closed everywhere but /-/healthy.
+func TestBasicAuthReload(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "web.yml")
+	webConfig(t, cfg, "", "", "alice", "first")
+	src := threeSeries()
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg,
+		Source: src, Metrics: newTestMetrics(t, src)}))
+	c := &http.Client{}
+	check := func(step, path, user, pass string, want int) {
+		t.Helper()
+		if resp, body := fetch(t, c, "GET", "http://"+addr+path, user, pass); resp.StatusCode != want {
+			t.Errorf("%s: GET %s as %q/%q: %d %q, want %d", step, path, user, pass, resp.StatusCode, body, want)
 		}
 	}
-	if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("plain HTTP to the TLS port: %d, want 400", resp.StatusCode)
-		}
+	check("initial", "/metrics", "alice", "first", 200)
+	check("initial (cached)", "/metrics", "alice", "first", 200)
+	webConfig(t, cfg, "", "", "alice", "second")
+	check("rotated", "/metrics", "alice", "first", 401)
+	check("rotated", "/metrics", "alice", "second", 200)
+	webConfig(t, cfg, "", "", "", "")
+	check("no users", "/metrics", "", "", 200)
+	if err := os.WriteFile(cfg, []byte("basic_auth_users: [\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	if l := logs.String(); strings.Contains(l, password) || strings.Contains(l, basic) || strings.Contains(l, string(hash)) {
-		t.Errorf("credentials in the logs:\n%s", l)
-	}
-	if !strings.Contains(logs.String(), "TLS is enabled") {
-		t.Errorf("exporter-toolkit's logs not captured:\n%s", logs)
-	}
+	check("broken", "/metrics", "alice", "second", 500)
+	check("broken", healthyPath, "", "", 200)
 }
