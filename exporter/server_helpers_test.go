@@ -89,6 +89,7 @@ func demoSource(t testing.TB, m func(Source) *Metrics) (*Locked, *Metrics) {
 	replay(l, mm, samples, res)
 	l.Mu.Lock()
 	l.AtTail, l.CaughtUp = true, true
+	l.HasJournal, l.Journal = true, JournalCounts{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
 	l.Mu.Unlock()
 	return l, mm
 }
