@@ -83,6 +83,9 @@ type JournalStats struct {
 	// Reopens counts recoveries: the journal reopened (sdjournal) or journalctl restarted
 	// after an error or an unexpected exit, continuing after the last entry returned.
 	Reopens int64
+	// Recycles counts handles closed and reopened on purpose, to release libsystemd's file
+	// mappings (sdjournal; see recycleEntries). Not a fault.
+	Recycles int64
 	// Invalidations counts SD_JOURNAL_INVALIDATE: files added or removed (rotation,
 	// vacuuming, a journald restart). Always zero for journalctl.
 	Invalidations int64

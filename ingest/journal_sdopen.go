@@ -39,7 +39,7 @@ func (s *sdSource) open() error {
 		j.Close()
 		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
 	}
-	s.j, s.waited, s.batch = j, false, sdBatch{}
+	s.j, s.waited, s.batch, s.sinceOpen = j, false, sdBatch{}, 0
 	s.raw = nil
 	if !s.noFast {
 		s.raw = rawHandle(j)
@@ -111,6 +111,21 @@ func (s *sdSource) reopen() error {
 	}
 	s.stats.Reopens++
 	s.scanFiles()
+	return nil
+}
+
+// recycle replaces the handle with a fresh one positioned after the last entry returned
+// (recycleEntries); the resume protocol skips that entry again.
+func (s *sdSource) recycle() error {
+	s.closeHandle()
+	if err := s.open(); err != nil {
+		return err
+	}
+	if err := s.seek(false); err != nil {
+		s.closeHandle()
+		return fmt.Errorf("ingest: positioning in %s after recycling the handle: %w", s.o.name(), err)
+	}
+	s.stats.Recycles++
 	return nil
 }
 
