@@ -29,3 +29,33 @@ func TestJournalRecycle(t *testing.T) {
 		t.Fatalf("stats %+v, want 2 recycles and every entry once", st)
 	}
 }
+
+// BenchmarkJournalRecycle is the cost of one recycle (close, reopen, seek to the last cursor)
+// on a directory of eight journal files.
+func BenchmarkJournalRecycle(b *testing.B) {
+	dir := b.TempDir()
+	for f := range 8 {
+		testjournal.BuildFileFunc(b, dir, 2000, lines(f*2000, f*2000+2000, "a.service"))
+	}
+	src, err := OpenJournal(JournalOptions{Dir: dir, Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	var e Entry
+	for range 5000 {
+		if ok, err := src.Next(&e, time.Second); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+	s := src.(*sdSource)
+	b.ResetTimer()
+	for range b.N {
+		if err := s.recycle(); err != nil {
+			b.Fatal(err)
+		}
+		if ok, err := src.Next(&e, time.Second); !ok || err != nil { // the resume settles here
+			b.Fatal(ok, err)
+		}
+	}
+}
