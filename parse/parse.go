@@ -255,6 +255,12 @@ func (p *Parser) generic(b []byte, s *Sample) Result {
 	r, primary := keyValues(b, s, p.opts.Aliases)
 	if !primary {
 		s.Reset()
+		// A record's lead words with no field read ("Decode batch, running-req=1, …": renamed
+		// fields, or garbage after the lead) are a damaged record, as they are without a '=':
+		// malformed, not noise.
+		if fam := leadFamily(b); fam != 0 {
+			return p.classify(b, fam, s)
+		}
 		return Ignored
 	}
 	if r == Malformed {
