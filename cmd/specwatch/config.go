@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -97,7 +100,7 @@ func DefaultConfig() Config {
 // LoadConfig reads path over the defaults.
 func LoadConfig(path string) (Config, error) {
 	cfg := DefaultConfig()
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -110,35 +113,77 @@ func LoadConfig(path string) (Config, error) {
 	return cfg, nil
 }
 
+// maxConfigBytes bounds the file: a config is a few KiB, and the YAML library spends seconds
+// and hundreds of MiB on a 10 MiB one (a log or a binary given by mistake, /dev/zero).
+const maxConfigBytes = 1 << 20
+
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err == nil && len(data) > maxConfigBytes {
+		err = fmt.Errorf("larger than %d KiB: not a specwatch config", maxConfigBytes>>10)
+	}
+	return data, err
+}
+
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 // decodeStrict decodes with unknown keys refused, and rewrites the YAML library's "line N:"
 // into the dotted key at that line, so an operator reads "model.window: cannot unmarshal …".
+// It also refuses what the library lets through: a second document (never read) and a
+// fraction where an integer is expected (truncated).
 func decodeStrict(data []byte, cfg *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	err := dec.Decode(cfg)
-	if err == nil || errors.Is(err, io.EOF) { // an empty file is an empty config
+	if errors.Is(err, io.EOF) { // an empty file is an empty config
 		return nil
 	}
 	var root yaml.Node
+	if err == nil {
+		var next yaml.Node
+		if err := dec.Decode(&next); !errors.Is(err, io.EOF) && (err != nil || !isNull(&next)) {
+			return errors.New("more than one YAML document (\"---\"): specwatch reads only the first")
+		}
+		if yaml.Unmarshal(data, &root) == nil {
+			if bad := fractionForInt(&root, reflect.TypeFor[Config](), ""); bad != "" {
+				return fmt.Errorf("%s: want a whole number", bad)
+			}
+		}
+		return nil
+	}
 	if yaml.Unmarshal(data, &root) != nil {
 		return err
 	}
-	keys := map[int]string{}
+	keys := map[int][]lineKey{}
 	keyLines(&root, "", keys)
-	msg := yamlLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		n, _ := strconv.Atoi(yamlLine.FindStringSubmatch(m)[1])
-		if k, ok := keys[n]; ok {
-			return k + " (line " + strconv.Itoa(n) + "): "
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		m := yamlLine.FindStringSubmatchIndex(l)
+		if m == nil {
+			continue
 		}
-		return m
-	})
-	return errors.New(msg)
+		n, _ := strconv.Atoi(l[m[2]:m[3]])
+		if k := keyOf(keys[n], l[m[1]:]); k != "" {
+			lines[i] = l[:m[0]] + k + " (line " + strconv.Itoa(n) + "): " + l[m[1]:]
+		}
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
-// keyLines maps each line that holds a key or a value to its dotted key path.
-func keyLines(n *yaml.Node, prefix string, out map[int]string) {
+// lineKey is a key path whose key or value is on a line, with its value node.
+type lineKey struct {
+	path, key string
+	val       *yaml.Node
+}
+
+// keyLines maps each line that holds a key or a value to its dotted key paths (several in
+// flow style: "model: {window: x, max_series: 9}").
+func keyLines(n *yaml.Node, prefix string, out map[int][]lineKey) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
@@ -151,19 +196,109 @@ func keyLines(n *yaml.Node, prefix string, out map[int]string) {
 			if prefix != "" {
 				path = prefix + "." + k.Value
 			}
-			out[k.Line] = path
+			out[k.Line] = append(out[k.Line], lineKey{path, k.Value, v})
 			if v.Line != k.Line {
-				out[v.Line] = path
+				out[v.Line] = append(out[v.Line], lineKey{path, k.Value, v})
 			}
 			keyLines(v, path, out)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			p := fmt.Sprintf("%s[%d]", prefix, i)
-			out[c.Line] = p
+			out[c.Line] = append(out[c.Line], lineKey{p, "", c})
 			keyLines(c, p, out)
 		}
 	}
+}
+
+// keyOf picks, among the keys of one line, the one an error message is about: the key it
+// names, the value it quotes (shortened as the library does), or the innermost list or map it
+// found in place of a scalar. Several candidates are all named.
+func keyOf(cands []lineKey, msg string) string {
+	if len(cands) == 1 {
+		return cands[0].path
+	}
+	var hits []string
+	var inner string
+	for _, c := range cands {
+		v := c.val.Value
+		if len(v) > 10 {
+			v = v[:7] + "..."
+		}
+		switch {
+		case c.key != "" && (strings.Contains(msg, "field "+c.key+" not found") || strings.Contains(msg, strconv.Quote(c.key)+" already")),
+			c.val.Kind == yaml.ScalarNode && strings.Contains(msg, "`"+v+"`"):
+			hits = append(hits, c.path)
+		case c.val.Kind == yaml.SequenceNode && strings.Contains(msg, "!!seq into"),
+			c.val.Kind == yaml.MappingNode && strings.Contains(msg, "!!map into"):
+			inner = c.path
+		}
+	}
+	if len(hits) == 0 && inner != "" {
+		return inner
+	}
+	if len(hits) == 0 {
+		for _, c := range cands {
+			hits = append(hits, c.path)
+		}
+	}
+	return strings.Join(hits, " or ")
+}
+
+// isNull reports whether a document is empty ("---" at the end of a file).
+func isNull(n *yaml.Node) bool {
+	return n.Kind == 0 || n.Kind == yaml.DocumentNode && (len(n.Content) == 0 || n.Content[0].ShortTag() == "!!null")
+}
+
+// fractionForInt finds a number with a fraction where the config wants an integer, which the
+// YAML library would truncate ("max_series: 1.5" → 1), and returns "key: value".
+func fractionForInt(n *yaml.Node, t reflect.Type, path string) string {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if k := fractionForInt(c, t, path); k != "" {
+				return k
+			}
+		}
+	case yaml.ScalarNode:
+		if t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64 && n.ShortTag() == "!!float" {
+			if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err != nil || f != math.Trunc(f) {
+				return path + ": " + n.Value
+			}
+		}
+	case yaml.SequenceNode:
+		if t.Kind() == reflect.Slice {
+			for i, c := range n.Content {
+				if k := fractionForInt(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); k != "" {
+					return k
+				}
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, ft := n.Content[i].Value, reflect.Type(nil)
+			switch t.Kind() {
+			case reflect.Map:
+				ft = t.Elem()
+			case reflect.Struct:
+				for j := range t.NumField() {
+					if tag, _, _ := strings.Cut(t.Field(j).Tag.Get("yaml"), ","); tag == key {
+						ft = t.Field(j).Type
+					}
+				}
+			}
+			p := key
+			if path != "" {
+				p = path + "." + key
+			}
+			if ft != nil {
+				if k := fractionForInt(n.Content[i+1], ft, p); k != "" {
+					return k
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Validate checks values the types cannot, naming the key.
@@ -183,8 +318,8 @@ func (c *Config) Validate() error {
 	if c.StateDir == "" {
 		bad("state_dir", "must not be empty (the cursor lives there)")
 	}
-	if c.Listen == "" {
-		bad("listen", "must not be empty")
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		bad("listen", "%q: want host:port or :port (%v)", c.Listen, err)
 	}
 	if c.Push.URL != "" && !strings.HasPrefix(c.Push.URL, "http://") && !strings.HasPrefix(c.Push.URL, "https://") {
 		bad("push.url", "%q: want an http:// or https:// URL", c.Push.URL)
@@ -224,7 +359,7 @@ func (c *Config) Validate() error {
 
 func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	nonNeg := func(key string, v float64) {
-		if v < 0 || v > 1e9 {
+		if !(v >= 0 && v <= 1e9) { // NaN too
 			bad("model."+key, "%g: want a value between 0 (default) and 1e9", v)
 		}
 	}
@@ -239,7 +374,7 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	for key, v := range map[string]float64{"drop_min_effect": m.DropMinEffect, "regression_min_effect": m.RegressionMinEffect,
 		"collapse_ratio": m.CollapseRatio} {
-		if v < 0 || v >= 1 {
+		if !(v >= 0 && v < 1) { // NaN too
 			bad("model."+key, "%g: want a fraction in [0, 1)", v)
 		}
 	}
