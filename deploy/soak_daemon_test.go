@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,19 +118,26 @@ func (d *soakDaemon) cursor() string {
 	return strings.TrimSpace(string(b))
 }
 
-// metrics scrapes /metrics once.
+// metrics scrapes /metrics, retrying while a scrape storm has the exporter shedding scrapes
+// (503: exporter.MaxScrapesInFlight) for up to 30 s.
 func (d *soakDaemon) metrics() (string, error) {
 	c := http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get("http://" + d.addr + "/metrics")
-	if err != nil {
-		return "", err
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := c.Get("http://" + d.addr + "/metrics")
+		if err != nil {
+			return "", err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusOK:
+			return string(b), err
+		case resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline):
+			return "", fmt.Errorf("/metrics: %s", resp.Status)
+		}
+		time.Sleep(20 * time.Millisecond) // shed by a storm: try again
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("/metrics: %s", resp.Status)
-	}
-	return string(b), err
 }
 
 var expoLine = regexp.MustCompile(`(?m)^([a-z_:]+)(\{[^}]*\})? ([0-9.e+-]+|NaN)$`)
@@ -190,4 +198,46 @@ func tail(path string, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// topMappings lists a process's n largest mappings by resident size: what RSS is made of
+// (heap, the binary, libsystemd's journal file windows).
+func topMappings(pid, n int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return err.Error()
+	}
+	type mapping struct {
+		name string
+		rss  int64
+	}
+	var ms []mapping
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			name := "[anon]"
+			if len(f) >= 6 {
+				name = f[5]
+			}
+			ms = append(ms, mapping{name: name})
+		case len(f) >= 2 && f[0] == "Rss:" && len(ms) > 0:
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			ms[len(ms)-1].rss = v << 10
+		}
+	}
+	byName := map[string]int64{}
+	for _, m := range ms {
+		byName[filepath.Base(m.name)] += m.rss
+	}
+	var out []mapping
+	for k, v := range byName {
+		out = append(out, mapping{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rss > out[j].rss })
+	var sb strings.Builder
+	for i := 0; i < len(out) && i < n; i++ {
+		fmt.Fprintf(&sb, "%8.1f MB  %s\n", float64(out[i].rss)/(1<<20), out[i].name)
+	}
+	return sb.String()
 }

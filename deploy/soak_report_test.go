@@ -64,8 +64,12 @@ func (s *soak) writeReport(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %d | %d | %d/%d | %d | %s | %s |\n", f.name, n, last.written, ok, n, dup, lost, mb(rss))
 	}
 	for i, o := range s.vm.outages {
-		fmt.Fprintf(b, "| victoria-metrics down #%d | 1 | | | | push failures %.0f, fresh data %s after restart | |\n",
-			i+1, o.failuresDuring, o.recovered.Round(10*time.Millisecond))
+		note := ""
+		if o.restarted {
+			note = " (specwatch restarted meanwhile: its new process's failures)"
+		}
+		fmt.Fprintf(b, "| victoria-metrics down #%d (%s) | 1 | | | | push failures %.0f%s, fresh data %s after VictoriaMetrics came back | |\n",
+			i+1, o.down.Round(time.Second), o.failuresDuring, note, o.recovered.Round(10*time.Millisecond))
 	}
 	for i, st := range s.storms {
 		fmt.Fprintf(b, "| scrape storm #%d (100 clients, %s) | 1 | | %d requests ok, %d scrapes shed (503) | | %d failed while up, %d during a restart | |\n",
@@ -74,7 +78,7 @@ func (s *soak) writeReport(b *strings.Builder) {
 
 	fmt.Fprintf(b, "\nPeak RSS %s MB (anon %s, file-backed %s) in incarnation %d. Prometheus scrapes (every second) that succeeded: %s.\n\n",
 		mb(peak.RSS), mb(peak.Anon), mb(peak.File), peak.inc, s.promUp())
-	fmt.Fprintf(b, "| incarnation | lived | RSS MB start / after warm-up / peak / end | anon MB start / peak / end | fds min–max | threads max | growth after %s warm-up MB (RSS / anon) | goroutines after warm-up min–max (Prometheus) |\n|---|---|---|---|---|---|---|---|\n", s.cfg.warmup)
+	fmt.Fprintf(b, "| incarnation | lived | RSS MB start / after warm-up / peak / end | anon MB start / peak / end | fds min–max | threads max | growth after %s warm-up MB (RSS / anon) | goroutines after warm-up → end (min–max), Prometheus |\n|---|---|---|---|---|---|---|---|\n", s.cfg.warmup)
 	for i := range s.incs {
 		var ms []memSample
 		for _, m := range mem {
@@ -137,15 +141,25 @@ func orDash(v int64, f func(int64) string) string {
 	return f(v)
 }
 
-// promRange is "min–max" of expr over [from, to] in the soak's Prometheus (scraped every second).
+// promRange is "first → last (min–max)" of expr over [from, to] in the soak's Prometheus
+// (scraped every second): flat means last ≈ first; scrape storms raise the maximum meanwhile.
 func (s *soak) promRange(expr string, from, to time.Time) string {
 	w := fmt.Sprintf("[%ds] @ %d", int(to.Sub(from).Seconds()), to.Unix())
-	lo := PromQuery(s.t, s.prom.URL, "min_over_time("+expr+w+")")
-	hi := PromQuery(s.t, s.prom.URL, "max_over_time("+expr+w+")")
-	if len(lo) == 0 || len(hi) == 0 {
+	q := func(e string) (float64, bool) {
+		r := PromQuery(s.t, s.prom.URL, e)
+		if len(r) == 0 {
+			return 0, false
+		}
+		return r[0].Value, true
+	}
+	first, ok1 := q(fmt.Sprintf("%s @ %d", expr, from.Unix()+2))
+	last, ok2 := q(fmt.Sprintf("last_over_time(%s[10s] @ %d)", expr, to.Unix()))
+	lo, ok3 := q("min_over_time(" + expr + w + ")")
+	hi, ok4 := q("max_over_time(" + expr + w + ")")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return "no data"
 	}
-	return fmt.Sprintf("%.0f–%.0f", lo[0].Value, hi[0].Value)
+	return fmt.Sprintf("%.0f → %.0f (%.0f–%.0f)", first, last, lo, hi)
 }
 
 // promUp is the share of Prometheus's scrapes of specwatch that succeeded during the soak.

@@ -177,6 +177,7 @@ func (s *soak) run() {
 		s.t.Fatal(err)
 	}
 	s.settle("end of the replay", "", time.Since(s.started))
+	s.t.Logf("largest mappings of the last specwatch (RSS, from /proc/PID/smaps):\n%s", topMappings(s.d.PID(), 8))
 }
 
 // settle pauses the writer, brings the ledger up to date and waits until the daemon's count
