@@ -78,7 +78,7 @@ func (s *soak) writeReport(b *strings.Builder) {
 
 	fmt.Fprintf(b, "\nPeak RSS %s MB (anon %s, file-backed %s) in incarnation %d. Prometheus scrapes (every second) that succeeded: %s.\n\n",
 		mb(peak.RSS), mb(peak.Anon), mb(peak.File), peak.inc, s.promUp())
-	fmt.Fprintf(b, "| incarnation | lived | RSS MB start / after warm-up / peak / end | anon MB start / peak / end | fds min–max | threads max | growth after %s warm-up MB (RSS / anon) | goroutines after warm-up → end (min–max), Prometheus |\n|---|---|---|---|---|---|---|---|\n", s.cfg.warmup)
+	fmt.Fprintf(b, "| incarnation | lived | RSS MB start / after warm-up / peak / end | anon MB start / peak / end | fds min–max | threads max | growth after %s warm-up MB (RSS / anon) | goroutines at its settles without a storm: first → last (min–max) |\n|---|---|---|---|---|---|---|---|\n", s.cfg.warmup)
 	for i := range s.incs {
 		var ms []memSample
 		for _, m := range mem {
@@ -109,10 +109,7 @@ func (s *soak) writeReport(b *strings.Builder) {
 			}
 			growth, growthA = mb(g), mb(ga)
 		}
-		gor := "—"
-		if warm.RSS != 0 {
-			gor = s.promRange("go_goroutines", warm.at, end.at)
-		}
+		gor := s.goroutines(i)
 		fmt.Fprintf(b, "| %d | %s | %s / %s / %s / %s | %s / %s / %s | %d–%d | %d | %s / %s | %s |\n", i,
 			end.at.Sub(first.at).Round(time.Second), mb(first.RSS), orDash(warm.RSS, mb), mb(pk.RSS), mb(end.RSS),
 			mb(first.Anon), mb(pkA.Anon), mb(end.Anon), fdMin, fdMax, thr, growth, growthA, gor)
@@ -141,25 +138,23 @@ func orDash(v int64, f func(int64) string) string {
 	return f(v)
 }
 
-// promRange is "first → last (min–max)" of expr over [from, to] in the soak's Prometheus
-// (scraped every second): flat means last ≈ first; scrape storms raise the maximum meanwhile.
-func (s *soak) promRange(expr string, from, to time.Time) string {
-	w := fmt.Sprintf("[%ds] @ %d", int(to.Sub(from).Seconds()), to.Unix())
-	q := func(e string) (float64, bool) {
-		r := PromQuery(s.t, s.prom.URL, e)
-		if len(r) == 0 {
-			return 0, false
+// goroutines is "first → last (min–max)" of the daemon's go_goroutines at incarnation inc's
+// settle checks, leaving out those during a scrape storm (whose 100 connections add as many).
+func (s *soak) goroutines(inc int) string {
+	var g []int
+	for _, e := range s.episodes {
+		if e.inc == inc && !e.storm && e.goroutines >= 0 {
+			g = append(g, e.goroutines)
 		}
-		return r[0].Value, true
 	}
-	first, ok1 := q(fmt.Sprintf("%s @ %d", expr, from.Unix()+2))
-	last, ok2 := q(fmt.Sprintf("last_over_time(%s[10s] @ %d)", expr, to.Unix()))
-	lo, ok3 := q("min_over_time(" + expr + w + ")")
-	hi, ok4 := q("max_over_time(" + expr + w + ")")
-	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return "no data"
+	if len(g) == 0 {
+		return "—"
 	}
-	return fmt.Sprintf("%.0f → %.0f (%.0f–%.0f)", first, last, lo, hi)
+	lo, hi := g[0], g[0]
+	for _, v := range g {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return fmt.Sprintf("%d → %d (%d–%d, %d settles)", g[0], g[len(g)-1], lo, hi, len(g))
 }
 
 // promUp is the share of Prometheus's scrapes of specwatch that succeeded during the soak.

@@ -101,6 +101,9 @@ type episode struct {
 	written       int64         // decode lines written so far
 	counted       int           // the incarnation's count at the settle after it
 	want          int           // the ledger's count then
+	inc           int           // the incarnation counting
+	goroutines    int           // the daemon's go_goroutines at the settle (-1: not read)
+	storm         bool          // a scrape storm was running (its connections add goroutines)
 }
 
 func newSoak(t *testing.T, cfg soakConfig) *soak {
@@ -190,19 +193,21 @@ func (s *soak) settle(fault, result string, begin time.Duration) {
 		s.t.Fatal(err)
 	}
 	want := s.led.after(s.inc.start)
-	got := -1
+	got, gor := -1, -1
 	deadline := time.Now().Add(s.cfg.settleWait)
 	for time.Now().Before(deadline) {
 		if body, err := s.d.metrics(); err == nil {
 			v, _ := metricValue(body, "specwatch_lines_total", `result="matched"`)
-			if got = int(v); got >= want {
+			g, _ := metricValue(body, "go_goroutines", "")
+			if got, gor = int(v), int(g); got >= want {
 				break
 			}
 		}
 		time.Sleep(50 * time.Millisecond) // polling a real process
 	}
 	s.inc.counted, s.inc.settles = got, s.inc.settles+1
-	ep := episode{fault: fault, result: result, begin: begin, at: time.Since(s.started), written: s.w.decode.Load(), counted: got, want: want}
+	ep := episode{fault: fault, result: result, begin: begin, at: time.Since(s.started), written: s.w.decode.Load(), counted: got, want: want,
+		inc: len(s.incs) - 1, goroutines: gor, storm: s.storm.running()}
 	s.episodes = append(s.episodes, ep)
 	s.t.Logf("%7s %-18s counted %d, ledger %d  %s", ep.at.Round(time.Second), fault, got, want, result)
 	if got != want {

@@ -84,7 +84,7 @@ type JournalStats struct {
 	// after an error or an unexpected exit, continuing after the last entry returned.
 	Reopens int64
 	// Recycles counts handles closed and reopened on purpose, to release libsystemd's file
-	// mappings (sdjournal; see recycleEntries). Not a fault.
+	// mappings (sdjournal; see recycleFollow). Not a fault.
 	Recycles int64
 	// Invalidations counts SD_JOURNAL_INVALIDATE: files added or removed (rotation,
 	// vacuuming, a journald restart). Always zero for journalctl.

@@ -9,12 +9,12 @@ import (
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
-// TestJournalRecycle: the sdjournal handle is closed and reopened every recycleEntries entries
+// TestJournalRecycle: the sdjournal handle is closed and reopened every recycleFollow entries
 // (to release libsystemd's file mappings); across 2.5 recycles every entry still arrives once
 // and in order, other units' entries in between included.
 func TestJournalRecycle(t *testing.T) {
 	dir := t.TempDir()
-	n := recycleEntries*5/2 + 7
+	n := recycleFollow*5/2 + 7
 	testjournal.BuildFileFunc(t, dir, 2*n, func(i int, e *testjournal.Entry) {
 		unit := "a.service"
 		if i%2 == 1 {

@@ -115,7 +115,7 @@ func (s *sdSource) reopen() error {
 }
 
 // recycle replaces the handle with a fresh one positioned after the last entry returned
-// (recycleEntries); the resume protocol skips that entry again.
+// (recycleFollow, recycleBatch); the resume protocol skips that entry again.
 func (s *sdSource) recycle() error {
 	s.closeHandle()
 	if err := s.open(); err != nil {

@@ -61,9 +61,12 @@ type journalCounter interface {
 // tickEvery paces live-only housekeeping (stale detection).
 const tickEvery = 10 * time.Second
 
-// activeWait is the reader's wait while entries are flowing (for activeFor after the last).
+// activeWait is the reader's wait while entries are flowing (for activeFor after the last): a
+// poll, since journald announces appends up to 250 ms late. Each poll wakes the reader's locked
+// thread (about eight context switches in all): at 2,000 lines/s, polling every 10 ms cost 4.4 %
+// of a core and every 25 ms 3.4 %, for a write → /metrics p99 of 24 and 36 ms (target 50).
 const (
-	activeWait = 10 * time.Millisecond
+	activeWait = 25 * time.Millisecond
 	activeFor  = time.Second
 )
 
