@@ -214,6 +214,22 @@ touch "$2/probe" && echo state=ok && rm "$2/probe"`
 		t.Errorf("cursor file owner %d mode %v; want uid %d and no access for others (UMask=%s)", cst.Uid, fi.Mode(), sb.uid, sb.umask)
 	}
 	t.Logf("cursor of the last entry saved in %s (host %s), mode %v: %.40s…", sb.stateDir, d.hostState, fi.Mode().Perm(), cursor)
+
+	// Without the journal group the same daemon reads nothing; it must say so in a metric
+	// (SpecWatchJournalFilesUnreadable), not just look healthy.
+	noGroup := sb
+	noGroup.groups, noGroup.groupNames = nil, nil
+	d2 := startSandboxed(t, noGroup, j, varlog, match...)
+	body := waitHTTP(t, "http://"+d2.addr+"/metrics", "specwatch_journal_bad_files_total ", 30*time.Second)
+	bad, _ := metricValue(body, "specwatch_journal_bad_files_total", "")
+	for deadline := time.Now().Add(10 * time.Second); bad < 1 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		body = waitHTTP(t, "http://"+d2.addr+"/metrics", "", 5*time.Second)
+		bad, _ = metricValue(body, "specwatch_journal_bad_files_total", "")
+	}
+	if matched, _ := metricValue(body, "specwatch_lines_total", `result="matched"`); bad < 1 || matched != 0 {
+		t.Errorf("without systemd-journal: specwatch_journal_bad_files_total %v (want ≥ 1), matched %v (want 0)", bad, matched)
+	}
+	t.Logf("without systemd-journal: specwatch_journal_bad_files_total %v, nothing matched", bad)
 }
 
 // probe runs a shell script in the daemon's mount namespace as the daemon's uid and gid,

@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +14,8 @@ import (
 )
 
 // fileChecker finds journal files that libsystemd and journalctl would skip without a word
-// (truncated, not a journal at all), so that the operator hears about them; the rest of the
-// directory is read either way. Only the header is checked (systemd.io/JOURNAL_FILE_FORMAT):
+// (truncated, not a journal at all, not readable by this user), so that the operator hears
+// about them; the rest of the directory is read either way. Only the header is checked (systemd.io/JOURNAL_FILE_FORMAT):
 // signature, and header plus arena within the file. Damage deeper in a file is met by
 // libsystemd while reading and handled there.
 type fileChecker struct {
@@ -51,7 +53,7 @@ func (c *fileChecker) scan(now time.Time) (bad []string) {
 				continue
 			}
 			err := checkJournalFile(path, st.Size)
-			if err != nil && now.Sub(time.Unix(st.Mtim.Unix())) < 5*time.Second {
+			if err != nil && !errors.Is(err, fs.ErrPermission) && now.Sub(time.Unix(st.Mtim.Unix())) < 5*time.Second {
 				continue // possibly being created right now: judge it at a later scan
 			}
 			c.decided[path] = st.Ino
