@@ -3,8 +3,6 @@ package deploy
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -398,33 +396,6 @@ func CheckDashboardQueries(t *testing.T, base string, wait time.Duration) {
 
 // promInstant runs an instant query and returns the number of series (or 1 for a scalar).
 func promInstant(base, expr string) (int, error) {
-	u := strings.TrimRight(base, "/") + "/api/v1/query?query=" + url.QueryEscape(expr)
-	c := http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get(u)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			ResultType string          `json:"resultType"`
-			Result     json.RawMessage `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return 0, fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
-	}
-	if body.Status != "success" {
-		return 0, fmt.Errorf("%s", body.Error)
-	}
-	if body.Data.ResultType == "scalar" || body.Data.ResultType == "string" {
-		return 1, nil
-	}
-	var res []json.RawMessage
-	if err := json.Unmarshal(body.Data.Result, &res); err != nil {
-		return 0, err
-	}
-	return len(res), nil
+	res, err := queryProm(base, expr)
+	return len(res), err
 }

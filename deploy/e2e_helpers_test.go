@@ -7,7 +7,6 @@ package deploy
 // evaluation, group_wait 10 s); TestAlertPathMini proves them with 1 s timings.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -351,38 +350,64 @@ func (w *Webhook) WaitFor(since time.Time, timeout time.Duration, match func(Web
 	}
 }
 
-// PromQuery runs an instant query and returns the result vector's samples as label sets with
-// their value.
+// PromQuery runs an instant query against base's /api/v1/query and fails the test on any
+// error; see queryProm.
 func PromQuery(t testing.TB, base, expr string) []PromSample {
 	t.Helper()
-	resp, err := http.Get(strings.TrimRight(base, "/") + "/api/v1/query?query=" + url.QueryEscape(expr))
+	out, err := queryProm(base, expr)
 	if err != nil {
 		t.Fatalf("query %s: %v", expr, err)
+	}
+	return out
+}
+
+// queryProm runs an instant query against a Prometheus-compatible API (Prometheus,
+// VictoriaMetrics): a vector's samples, or one sample without labels for a scalar or a string.
+func queryProm(base, expr string) ([]PromSample, error) {
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(strings.TrimRight(base, "/") + "/api/v1/query?query=" + url.QueryEscape(expr))
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var body struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
 		} `json:"data"`
 	}
 	b, _ := io.ReadAll(resp.Body)
-	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&body); err != nil || body.Status != "success" {
-		t.Fatalf("query %s: %v %s %s", expr, err, body.Error, b)
+	if err := json.Unmarshal(b, &body); err != nil || body.Status != "success" {
+		return nil, fmt.Errorf("HTTP %d: %v %s %.500s", resp.StatusCode, err, body.Error, b)
 	}
-	var out []PromSample
-	for _, r := range body.Data.Result {
-		s := PromSample{Labels: r.Metric}
-		if v, ok := r.Value[1].(string); ok {
-			fmt.Sscan(v, &s.Value)
+	value := func(v [2]any) float64 {
+		var f float64
+		if s, ok := v[1].(string); ok {
+			fmt.Sscan(s, &f)
 		}
-		out = append(out, s)
+		return f
 	}
-	return out
+	if body.Data.ResultType == "scalar" || body.Data.ResultType == "string" {
+		var v [2]any
+		if err := json.Unmarshal(body.Data.Result, &v); err != nil {
+			return nil, err
+		}
+		return []PromSample{{Value: value(v)}}, nil
+	}
+	var res []struct {
+		Metric map[string]string `json:"metric"`
+		Value  [2]any            `json:"value"`
+	}
+	if err := json.Unmarshal(body.Data.Result, &res); err != nil {
+		return nil, err
+	}
+	out := make([]PromSample, 0, len(res))
+	for _, r := range res {
+		out = append(out, PromSample{Labels: r.Metric, Value: value(r.Value)})
+	}
+	return out, nil
 }
 
 // PromSample is one sample of an instant vector.

@@ -359,15 +359,9 @@ done
 // procStatus reads /proc/<pid>/status into key → value.
 func procStatus(t *testing.T, pid int) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := readProcStatus(pid)
 	if err != nil {
 		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			m[k] = strings.TrimSpace(v)
-		}
 	}
 	return m
 }

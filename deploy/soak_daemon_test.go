@@ -1,8 +1,6 @@
 package deploy
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -161,33 +159,36 @@ type procMem struct {
 
 func readProcMem(pid int) (procMem, error) {
 	var m procMem
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	st, err := readProcStatus(pid)
 	if err != nil {
 		return m, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			m.RSS = v << 10
-		case "RssAnon:":
-			m.Anon = v << 10
-		case "RssFile:":
-			m.File = v << 10
-		case "Threads:":
-			m.Threads = int(v)
-		}
+	kB := func(k string) int64 {
+		v, _ := strconv.ParseInt(strings.TrimSuffix(st[k], " kB"), 10, 64)
+		return v << 10
 	}
+	m.RSS, m.Anon, m.File = kB("VmRSS"), kB("RssAnon"), kB("RssFile")
+	m.Threads, _ = strconv.Atoi(st["Threads"])
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return m, err
 	}
 	m.FDs = len(fds)
+	return m, nil
+}
+
+// readProcStatus reads /proc/PID/status into its fields ("VmRSS" → "1234 kB").
+func readProcStatus(pid int) (map[string]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
 	return m, nil
 }
 

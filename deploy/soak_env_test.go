@@ -1,10 +1,6 @@
 package deploy
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/url"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -46,12 +42,12 @@ func (v *soakVM) start() {
 func (v *soakVM) importURL() string { return "http://" + v.addr + "/api/v1/import/prometheus" }
 
 // pending says whether outages remain, or one is still under way.
-func (v *soakVM) pending(cfg soakConfig) bool { return v.next < len(cfg.vmDown) || !v.downAt.IsZero() }
+func (v *soakVM) pending(s *soak) bool { return v.next < len(s.cfg.vmDown) || !v.downAt.IsZero() }
 
 // step starts or ends an outage when it is time: one starts vmUp after the last ended, and
 // ends after its planned length.
-func (v *soakVM) step(s *soak, cfg soakConfig) {
-	now := time.Now()
+func (v *soakVM) step(s *soak) {
+	cfg, now := s.cfg, time.Now()
 	switch {
 	case v.downAt.IsZero() && v.next < len(cfg.vmDown) && now.Sub(v.upAt) >= cfg.vmUp:
 		v.srv.Stop()
@@ -80,28 +76,14 @@ func (v *soakVM) step(s *soak, cfg soakConfig) {
 	}
 }
 
-// latestSample is the Unix time of the newest pushed specwatch_lines_total sample (0: none).
+// latestSample is the Unix time of the newest pushed specwatch_lines_total sample (0: none, or
+// VictoriaMetrics not answering yet).
 func (v *soakVM) latestSample() int64 {
-	q := url.Values{"query": {`max(timestamp(specwatch_lines_total{job="specwatch-soak",result="matched"}))`}}
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + v.addr + "/api/v1/query?" + q.Encode())
-	if err != nil {
+	res, err := queryProm("http://"+v.addr, `max(timestamp(specwatch_lines_total{job="specwatch-soak",result="matched"}))`)
+	if err != nil || len(res) == 0 {
 		return 0
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Data struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&r) != nil || len(r.Data.Result) == 0 {
-		return 0
-	}
-	var ts float64
-	fmt.Sscan(fmt.Sprint(r.Data.Result[0].Value[1]), &ts)
-	return int64(ts)
+	return int64(res[0].Value)
 }
 
 // pushFailures is the running incarnation's specwatch_push_failures_total.

@@ -159,9 +159,9 @@ func (s *soak) run() {
 		deck = append(deck, soakFaults...)
 	}
 	s.rng.Shuffle(len(deck), func(a, b int) { deck[a], deck[b] = deck[b], deck[a] })
-	for len(deck) > 0 || s.vm.pending(s.cfg) {
+	for len(deck) > 0 || s.vm.pending(s) {
 		s.sleepRandom(s.cfg.gapMin, s.cfg.gapMax)
-		s.vm.step(s, s.cfg)
+		s.vm.step(s)
 		if len(deck) == 0 {
 			continue
 		}
@@ -233,16 +233,6 @@ func (s *soak) waitFor(what string, cond func(body string) bool) {
 // sleepRandom waits a random moment in [lo, hi): where a fault lands in the stream.
 func (s *soak) sleepRandom(lo, hi time.Duration) {
 	time.Sleep(lo + time.Duration(s.rng.Int64N(int64(hi-lo))))
-}
-
-func (s *soak) faultCount(name string) int {
-	n := 0
-	for _, e := range s.episodes {
-		if e.fault == name {
-			n++
-		}
-	}
-	return n
 }
 
 func (s *soak) reportPath() string {

@@ -1,9 +1,9 @@
 package exporter
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -54,15 +54,9 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		}
 		rep.Series = kept
 	}
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(rep); err != nil {
-		s.log.Error("encoding /api/v1/report", "err", err)
-		http.Error(w, "encoding the report failed; see the log", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	s.writeRendered(w, "application/json", "encoding the report", func(b io.Writer) error {
+		return json.NewEncoder(b).Encode(rep)
+	})
 }
 
 // seriesFilter is one series parameter: a substring, or exact label terms.

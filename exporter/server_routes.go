@@ -96,13 +96,19 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	if render == nil {
 		render = s.minimalPage
 	}
+	s.writeRendered(w, "text/html; charset=utf-8", "rendering the status page", render)
+}
+
+// writeRendered renders a response into memory first, so that a failure is a clean 500 (said in
+// the log as what failed) rather than half a body, then writes it uncached.
+func (s *Server) writeRendered(w http.ResponseWriter, contentType, what string, render func(io.Writer) error) {
 	var b bytes.Buffer
 	if err := render(&b); err != nil {
-		s.log.Error("rendering the status page", "err", err)
-		http.Error(w, "rendering the status page failed; see the log", http.StatusInternalServerError)
+		s.log.Error(what, "err", err)
+		http.Error(w, what+" failed; see the log", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(b.Bytes())
 }

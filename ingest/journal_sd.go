@@ -72,8 +72,7 @@ type sdSource struct {
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
 	fatal     error  // sticky: recovery gave up
 	waited    bool   // sd_journal_wait was called on this handle
-	sinceOpen int    // entries returned from this handle: it is recycled after recycleAt
-	recycleAt int    // recycleFollow or recycleBatch
+	sinceOpen int    // entries returned from this handle: it is recycled after recycleAfter
 	files     *fileChecker
 	stats     JournalStats
 	closed    bool
@@ -93,10 +92,6 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	runtime.LockOSThread()
 	s := &sdSource{o: o, tid: syscall.Gettid(), buf: make([]byte, 64<<10), files: newFileChecker(o.Dir)}
 	s.stats.Backend = BackendSDJournal
-	s.recycleAt = recycleFollow
-	if o.NoFollow {
-		s.recycleAt = recycleBatch
-	}
 	s.startUsec = uint64(time.Now().UnixMicro())
 	if err := s.open(); err != nil {
 		runtime.UnlockOSThread()
@@ -123,6 +118,14 @@ const (
 	recycleBatch  = 1 << 18
 )
 
+// recycleAfter is how many entries a handle returns before recycle replaces it.
+func (s *sdSource) recycleAfter() int {
+	if s.o.NoFollow {
+		return recycleBatch
+	}
+	return recycleFollow
+}
+
 // Next implements JournalSource.
 func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	switch {
@@ -134,7 +137,7 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	var deadline time.Time // set when first needed: reading an available entry needs no clock
 	polled := false        // sd_journal_wait has run in this call
 	for {
-		if s.j != nil && s.sinceOpen >= s.recycleAt && s.last != nil {
+		if s.j != nil && s.sinceOpen >= s.recycleAfter() && s.last != nil {
 			if err := s.recycle(); err != nil {
 				if s.fatal = s.fail(err); s.fatal != nil {
 					return false, s.fatal

@@ -101,31 +101,37 @@ func (s *sdSource) fail(err error) error {
 	return s.retry.failed(fmt.Errorf("%s: %w", s.o.name(), err), time.Now())
 }
 
+// reopen replaces a handle closed after an error, positioned after the last entry returned.
 func (s *sdSource) reopen() error {
-	if err := s.open(); err != nil {
+	if err := s.openAtLast("reopening"); err != nil {
 		return err
-	}
-	if err := s.seek(false); err != nil {
-		s.closeHandle()
-		return fmt.Errorf("ingest: positioning in %s after reopening: %w", s.o.name(), err)
 	}
 	s.stats.Reopens++
 	s.scanFiles()
 	return nil
 }
 
-// recycle replaces the handle with a fresh one positioned after the last entry returned
-// (recycleFollow, recycleBatch); the resume protocol skips that entry again.
+// recycle replaces a working handle (recycleAfter) the same way; the resume protocol skips the
+// last entry again.
 func (s *sdSource) recycle() error {
 	s.closeHandle()
+	if err := s.openAtLast("recycling the handle"); err != nil {
+		return err
+	}
+	s.stats.Recycles++
+	return nil
+}
+
+// openAtLast opens a new handle and positions it for reading on after the last entry returned
+// (or where a first open would start, before any).
+func (s *sdSource) openAtLast(why string) error {
 	if err := s.open(); err != nil {
 		return err
 	}
 	if err := s.seek(false); err != nil {
 		s.closeHandle()
-		return fmt.Errorf("ingest: positioning in %s after recycling the handle: %w", s.o.name(), err)
+		return fmt.Errorf("ingest: positioning in %s after %s: %w", s.o.name(), why, err)
 	}
-	s.stats.Recycles++
 	return nil
 }
 

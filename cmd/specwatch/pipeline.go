@@ -102,7 +102,7 @@ func (p *pipeline) run(ctx context.Context, src journalSource, cur cursorSink) e
 			p.flush(cur)
 			lastFlush, dirty = now, false
 		}
-		if now.Sub(lastStats) >= time.Second || !ok {
+		if now.Sub(lastStats) >= time.Second {
 			p.copyStats(src)
 			lastStats = now
 		}
