@@ -113,10 +113,11 @@ type JournalStats struct {
 
 // JournalSource yields journal entries in journal order, following new ones forever.
 //
-// Lifecycle: OpenJournal, then Next repeatedly, then Close — all from the same goroutine.
-// The sdjournal backend locks that goroutine to its OS thread from OpenJournal until Close,
-// because libsystemd requires a journal handle to be used from the one thread that opened
-// it. The caller applies each entry and only then records its cursor (CursorStore.Mark):
+// Lifecycle: OpenJournal, then Next repeatedly, then Close, from one goroutine at a time (not
+// safe for concurrent use). The sdjournal backend keeps its libsystemd handle on a thread of
+// its own from OpenJournal to Close, as libsystemd requires one thread per handle, so the
+// caller's goroutine is not tied to a thread. The caller applies each entry and only then
+// records its cursor (CursorStore.Mark):
 // with that order a restart resumes exactly after the last entry applied.
 type JournalSource interface {
 	// Next fills e with the next entry, waiting at most wait for one. ok=false with a nil
@@ -127,7 +128,7 @@ type JournalSource interface {
 	// journal stays unreadable, at the end with NoFollow (io.EOF), and after Close
 	// (ErrJournalClosed).
 	Next(e *Entry, wait time.Duration) (ok bool, err error)
-	// Close releases the journal (and unlocks the thread, or kills journalctl). It is safe to
+	// Close releases the journal (and ends its thread, or kills journalctl). It is safe to
 	// call more than once.
 	Close() error
 	// Stats returns the counters so far.

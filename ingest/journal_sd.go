@@ -7,20 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"github.com/coreos/go-systemd/v22/sdjournal"
 )
 
-// sdSource reads the journal in process with libsystemd's sd-journal, through go-systemd's
-// raw Journal for opening, matching, seeking and waiting, and a one-call C read path per
-// entry (journal_sdread.go).
+// sdJournalInvalidate is SD_JOURNAL_INVALIDATE, sd_journal_wait's "files were added or removed".
+const sdJournalInvalidate = 2
+
+// sdSource reads the journal in process with libsystemd's sd-journal. The handle lives on a C
+// thread of its own (sdOwner, journal_sdown.go) that runs every libsystemd call; this side
+// keeps the logic: positioning, recovery, the resume protocol, recycling.
 //
-// Following: when Next finds no entry it blocks in sd_journal_wait (inotify) for at most the
-// caller's wait; there is no polling loop. SD_JOURNAL_INVALIDATE (files added or removed:
+// Following: when Next finds no entry it has the thread block in sd_journal_wait (inotify)
+// for at most the caller's wait and read what arrived, in one request; there is no polling
+// loop here (the daemon's short waits while entries flow are its own choice). SD_JOURNAL_INVALIDATE (files added or removed:
 // rotation, vacuuming, a journald restart) needs nothing but reading on: sd-journal keeps its
 // position as a location (seqnum, boot, monotonic and realtime stamps), not as a file offset;
 // an entry equal to the last one returned is still skipped (Duplicates) as a safety net.
@@ -31,7 +31,7 @@ import (
 // CursorMissing if not. An entry whose fields cannot be read triggers the same reopen once;
 // failing again at the same place, it is skipped and counted Unreadable.
 //
-// Pitfalls found on the way (systemd 252, go-systemd v22.7.0):
+// Pitfalls found on the way (systemd 252):
 //   - After SeekTail, Next returns the last entry of one file on systemd < 254 and nothing on
 //     ≥ 254 (systemd PR #26577); when nothing matched yet, entries that then arrive together
 //     are skipped but the last. Hence SeekTail + Previous, and SeekHead when Previous finds
@@ -43,12 +43,14 @@ import (
 //   - EADDRNOTAVAIL means "not positioned on an entry" as well as corruption (promtail
 //     issue #2104, systemd PR #27488): fields are read only after a Next that returned 1.
 //   - sd-journal objects may be used by one thread only (sd-journal(3)); Go moves goroutines
-//     between threads, hence LockOSThread from OpenJournal to Close, checked at each wait.
-//   - The default data threshold (64 KiB) silently truncates fields: SetDataThreshold(0),
-//     where 0 means no limit.
+//     between threads. A goroutine locked to its thread (LockOSThread) kept the rule but cost
+//     a third of the following CPU in scheduler wake-ups; hence the C thread (sdOwner).
+//   - The default data threshold (64 KiB) silently truncates fields: a threshold of 0 means
+//     no limit.
 //   - go-systemd's GetDataBytes costs a C string, a lookup under a global mutex and a Go copy
 //     per field, and GetData rescans the entry's items for every field: half the speed of
-//     journalctl. The C read path enumerates the fields once per entry (BenchmarkJournalRead1M).
+//     journalctl. The C read path enumerates the fields once per entry (BenchmarkJournalRead1M);
+//     go-systemd is no longer used, as its calls can only come from Go threads.
 //   - sd_journal_get_cursor formats the cursor with asprintf: about 0.6 µs, a quarter of the
 //     cost of an entry; the cursor is still read for every entry because Entry carries it.
 //   - systemd 250–254 journald truncates a journal file when archiving it (systemd issue
@@ -60,13 +62,10 @@ import (
 //   - A truncated or foreign file in the directory is skipped by libsystemd without a word:
 //     fileChecker reports it.
 type sdSource struct {
-	o         JournalOptions
-	j         *sdjournal.Journal
-	raw       unsafe.Pointer // the sd_journal inside j for the C read path; nil: go-systemd getters
-	noFast    bool           // never use the C read path (tests, benchmarks)
-	tid       int            // the OS thread that owns the handle
-	buf, sbuf []byte         // entry storage of the fast and the slow path
-	batch     sdBatch        // entries read ahead by the fast path
+	o     JournalOptions
+	own   *sdOwner // the thread that owns the handle
+	open_ bool     // a handle is open
+	batch *sdBatch // entries read ahead
 	progress
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
@@ -83,27 +82,40 @@ type sdSource struct {
 
 func sdJournalAvailable() error { return sdLibError() }
 
-// openSDJournal locks the calling goroutine to its thread until Close: sd-journal objects
-// may only be used from the thread that created them (sd-journal(3)).
+// openSDJournal starts the thread that will own the handle, opens and positions it.
 func openSDJournal(o JournalOptions) (JournalSource, error) {
 	if err := sdLibError(); err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
-	runtime.LockOSThread()
-	s := &sdSource{o: o, tid: syscall.Gettid(), buf: make([]byte, 64<<10), files: newFileChecker(o.Dir)}
+	own, err := newSDOwner()
+	if err != nil {
+		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
+	}
+	s := &sdSource{o: o, own: own, files: newFileChecker(o.Dir)}
+	if o.NoFollow {
+		s.batch = newSDBatch(sdBatchRead, sdBufRead)
+	} else {
+		s.batch = newSDBatch(sdBatchFollow, sdBufFollow)
+	}
 	s.stats.Backend = BackendSDJournal
 	s.startUsec = uint64(time.Now().UnixMicro())
 	if err := s.open(); err != nil {
-		runtime.UnlockOSThread()
+		s.release()
 		return nil, err
 	}
 	if err := s.seek(true); err != nil {
-		s.closeHandle()
-		runtime.UnlockOSThread()
+		s.release()
 		return nil, fmt.Errorf("ingest: positioning in %s: %w", o.name(), err)
 	}
 	s.scanFiles()
 	return s, nil
+}
+
+// release ends the owner thread (closing the handle) and frees the batch.
+func (s *sdSource) release() {
+	s.own.quit()
+	s.batch.free()
+	s.open_ = false
 }
 
 // recycleFollow and recycleBatch are how many entries a handle returns before it is closed and
@@ -137,14 +149,14 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	var deadline time.Time // set when first needed: reading an available entry needs no clock
 	polled := false        // sd_journal_wait has run in this call
 	for {
-		if s.j != nil && s.sinceOpen >= s.recycleAfter() && s.last != nil {
+		if s.open_ && s.sinceOpen >= s.recycleAfter() && s.last != nil {
 			if err := s.recycle(); err != nil {
 				if s.fatal = s.fail(err); s.fatal != nil {
 					return false, s.fatal
 				}
 			}
 		}
-		if s.j == nil {
+		if !s.open_ {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(wait)
 			}
@@ -186,20 +198,24 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 		// processes inotify events, and without it a caller that never blocks would never
 		// see the files that rotation creates.
 		rem, polled = max(rem, 0), true
-		if tid := syscall.Gettid(); tid != s.tid {
-			s.fatal = fmt.Errorf("ingest: %s: JournalSource used from OS thread %d, opened on %d: call OpenJournal, Next and Close from one goroutine", s.o.name(), tid, s.tid)
-			return false, s.fatal
-		}
 		if rem > 0 {
 			s.stats.Waits++
 		}
 		first := !s.waited
 		s.waited = true
-		switch r := s.j.Wait(rem); {
-		case r == sdjournal.SD_JOURNAL_INVALIDATE && first:
+		ahead := 0 // entries the thread may read right after the wait
+		if s.batch.empty() {
+			ahead = s.batchMax()
+		}
+		r, br, n, pending := s.own.wait(rem, s.batch, ahead)
+		if ahead > 0 && r >= 0 {
+			s.batch.took(br, n, pending)
+		}
+		switch {
+		case r == sdJournalInvalidate && first:
 			// The first wait on a handle sets up inotify, returns at once and reports
 			// INVALIDATE for the files found at open: not a change.
-		case r == sdjournal.SD_JOURNAL_INVALIDATE:
+		case r == sdJournalInvalidate:
 			s.stats.Invalidations++
 			s.scanFiles()
 		case r < 0:
@@ -218,10 +234,8 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 		if s.fault != nil {
 			err = s.fault(false)
 		}
-		if err == nil && s.raw != nil {
+		if err == nil {
 			ok, err = s.readFast(e)
-		} else if err == nil {
-			ok, err = s.readSlow(e, true)
 		}
 		if err == nil && ok && s.fault != nil {
 			err = s.fault(true)
@@ -239,7 +253,7 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 		if err != nil || !ok {
 			return false, err
 		}
-		same := s.resume.pending() && s.j.TestCursor(s.resume.cursor) == nil
+		same := s.resume.pending() && s.own.testCursor(s.resume.cursor)
 		if s.admit(e.Cursor, same, &s.o, &s.stats) {
 			s.sinceOpen++
 			return true, nil
@@ -247,17 +261,13 @@ func (s *sdSource) step(e *Entry) (bool, error) {
 	}
 }
 
-// Close implements JournalSource; it must run on the goroutine that opened the source.
+// Close implements JournalSource.
 func (s *sdSource) Close() error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	s.closeHandle()
-	if tid := syscall.Gettid(); tid != s.tid {
-		return fmt.Errorf("ingest: %s: closed from OS thread %d, opened on %d: the opening goroutine stays locked to its thread", s.o.name(), tid, s.tid)
-	}
-	runtime.UnlockOSThread()
+	s.release()
 	return nil
 }
 

@@ -13,26 +13,17 @@ import (
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
-// TestSDJournalFastPath: the one-call C read path is in use (go-systemd still keeps the
-// handle in its field cjournal), and it, go-systemd's getters and the journalctl backend all
-// read the testdata journal as the export reader reads its export text: binary and 5 KB
-// messages, repeated fields, entries without a unit.
+// TestSDJournalFastPath: the C read path and the journalctl backend read the testdata journal
+// as the export reader reads its export text: binary and 5 KB messages, repeated fields,
+// entries without a unit.
 func TestSDJournalFastPath(t *testing.T) {
 	data := fixture(t, "journal.export")
 	want, _, _ := readAll(t, data, ReaderOptions{})
 	dir := t.TempDir()
 	testjournal.BuildFileFromExport(t, dir, bytes.NewReader(data))
 
-	read := func(t *testing.T, b Backend, slow bool) []owned {
+	read := func(t *testing.T, b Backend) []owned {
 		src := openJ(t, JournalOptions{Dir: dir, Backend: b, Since: time.Unix(1, 0)})
-		if sd, ok := src.(*sdSource); ok {
-			if sd.raw == nil {
-				t.Fatal("the C read path is off: go-systemd's Journal layout changed (see rawHandle)")
-			}
-			if slow {
-				sd.noFast, sd.raw = true, nil
-			}
-		}
 		var out []owned
 		var e Entry
 		for {
@@ -57,10 +48,9 @@ func TestSDJournalFastPath(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		b    Backend
-		slow bool
-	}{{"fast", BackendSDJournal, false}, {"go-systemd", BackendSDJournal, true}, {"journalctl", BackendJournalctl, false}} {
+	}{{"sdjournal", BackendSDJournal}, {"journalctl", BackendJournalctl}} {
 		t.Run(c.name, func(t *testing.T) {
-			got := read(t, c.b, c.slow)
+			got := read(t, c.b)
 			if len(got) != len(want) {
 				t.Fatalf("%d entries, want %d", len(got), len(want))
 			}
@@ -87,19 +77,22 @@ func TestSDJournalLargeMessage(t *testing.T) {
 	}
 }
 
-// TestSDJournalOtherThread: using a source from another goroutine (so another thread) is
-// caught rather than silently breaking libsystemd's one-thread rule.
-func TestSDJournalOtherThread(t *testing.T) {
+// TestSDJournalOtherGoroutine: the handle lives on its own C thread, so a source may be handed
+// from goroutine to goroutine (one at a time), and that thread is not the caller's.
+func TestSDJournalOtherGoroutine(t *testing.T) {
 	j := startJournald(t)
 	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Identifiers: []string{"x"}})
-	done := make(chan error)
-	go func() {
-		var e Entry
-		_, err := src.Next(&e, 50*time.Millisecond)
-		done <- err
-	}()
-	if err := <-done; err == nil {
-		t.Fatal("Next from another goroutine: no error")
+	j.Write("", "x", []byte("line 0"))
+	j.Write("", "x", []byte("line 1"))
+	first := readN(t, src, 1, 10*time.Second)
+	owner := src.(*sdSource).own.tid()
+	if owner == 0 || owner == syscall.Gettid() {
+		t.Fatalf("owner thread %d, caller's %d", owner, syscall.Gettid())
+	}
+	done := make(chan []owned)
+	go func() { done <- readN(t, src, 1, 10*time.Second) }()
+	if second := <-done; first[0].Message != "line 0" || second[0].Message != "line 1" {
+		t.Fatalf("read %q then %q", first[0].Message, second[0].Message)
 	}
 }
 
@@ -111,14 +104,6 @@ func TestSDJournalLocalOpens(t *testing.T) {
 	}
 	src := openJ(t, JournalOptions{Backend: BackendSDJournal, Units: []string{"specwatch-test-none.service"}})
 	expectQuiet(t, src, 50*time.Millisecond)
-}
-
-// forceGoSystemdGetters switches an sdjournal source to go-systemd's getters, the baseline
-// of the C read path in BenchmarkJournalRead1M.
-func forceGoSystemdGetters(src JournalSource) {
-	if s, ok := src.(*sdSource); ok {
-		s.noFast, s.raw = true, nil
-	}
 }
 
 // faulty makes an sdjournal source fail as told: at the reads numbered in next (sd_journal_next

@@ -5,45 +5,15 @@ package ingest
 import (
 	"fmt"
 	"time"
-
-	"github.com/coreos/go-systemd/v22/sdjournal"
 )
 
-// open opens a new handle with the matches and no size limit on returned fields (a data
-// threshold of 0 means unlimited; the default 64 KiB would cut long messages).
+// open opens a new handle on the owner thread, with the matches.
 func (s *sdSource) open() error {
-	var j *sdjournal.Journal
-	var err error
-	if s.o.Dir != "" {
-		j, err = sdjournal.NewJournalFromDir(s.o.Dir)
-	} else {
-		j, err = sdjournal.NewJournal()
-	}
-	if err != nil {
+	if err := s.own.open(s.o.Dir, s.o.matches()); err != nil {
 		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
 	}
-	if err = j.SetDataThreshold(0); err == nil {
-		for _, m := range s.o.matches() {
-			if m == "+" {
-				err = j.AddDisjunction()
-			} else {
-				err = j.AddMatch(m)
-			}
-			if err != nil {
-				err = fmt.Errorf("match %s: %w", m, err)
-				break
-			}
-		}
-	}
-	if err != nil {
-		j.Close()
-		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
-	}
-	s.j, s.waited, s.batch, s.sinceOpen = j, false, sdBatch{}, 0
-	s.raw = nil
-	if !s.noFast {
-		s.raw = rawHandle(j)
-	}
+	s.open_, s.waited, s.sinceOpen = true, false, 0
+	s.batch.reset()
 	return nil
 }
 
@@ -52,10 +22,10 @@ func (s *sdSource) open() error {
 func (s *sdSource) seek(initial bool) error {
 	if s.last != nil {
 		s.resume = resumePoint{cursor: string(s.last)}
-		return s.j.SeekCursor(string(s.last))
+		return s.own.seekCursor(string(s.last))
 	}
 	if c := s.o.Cursor; c != "" {
-		if err := s.j.SeekCursor(c); err == nil {
+		if err := s.own.seekCursor(c); err == nil {
 			s.resume = resumePoint{cursor: c, fromStore: true}
 			return nil
 		}
@@ -65,24 +35,24 @@ func (s *sdSource) seek(initial bool) error {
 	}
 	switch {
 	case !s.o.Since.IsZero():
-		return s.j.SeekRealtimeUsec(uint64(s.o.Since.UnixMicro()))
+		return s.own.seekRealtime(uint64(s.o.Since.UnixMicro()))
 	case !initial:
-		return s.j.SeekRealtimeUsec(s.startUsec)
+		return s.own.seekRealtime(s.startUsec)
 	}
 	// The tail: land on the last matching entry so that the next Next returns the first new
 	// one. SeekTail alone is not enough: on systemd < 254 Next after SeekTail returns the
 	// last entry of one file (and skips earlier new ones), on ≥ 254 nothing (systemd PR
 	// #26577). With no matching entry at all Previous stays put; then everything to come is
 	// new, and the head is the safe place to wait.
-	if err := s.j.SeekTail(); err != nil {
+	if err := s.own.seekTail(); err != nil {
 		return err
 	}
-	n, err := s.j.Previous()
+	moved, err := s.own.previous()
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return s.j.SeekHead()
+	if !moved {
+		return s.own.seekHead()
 	}
 	return nil
 }
@@ -136,9 +106,9 @@ func (s *sdSource) openAtLast(why string) error {
 }
 
 func (s *sdSource) closeHandle() {
-	if s.j != nil {
-		s.j.Close()
-		s.j, s.raw = nil, nil
+	if s.open_ {
+		s.own.closeJournal()
+		s.open_ = false
 	}
 }
 
