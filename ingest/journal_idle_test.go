@@ -60,8 +60,8 @@ func TestJournalIdle(t *testing.T) {
 		switch s := src.(type) {
 		case *ctlSource:
 			task = fmt.Sprintf("/proc/%d", s.p.cmd.Process.Pid)
-		case *sdSource:
-			task = fmt.Sprintf("/proc/self/task/%d", s.own.tid())
+		case interface{ ownerTID() int }: // sdjournal
+			task = fmt.Sprintf("/proc/self/task/%d", s.ownerTID())
 		}
 		w0, c0 := procCounters(t, task)
 		waits0, cpu0, start := src.Stats().Waits, processCPU(), time.Now()

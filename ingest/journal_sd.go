@@ -271,5 +271,8 @@ func (s *sdSource) Close() error {
 	return nil
 }
 
+// ownerTID is the thread that owns the handle, for tests counting its wake-ups.
+func (s *sdSource) ownerTID() int { return s.own.tid() }
+
 // Stats implements JournalSource.
 func (s *sdSource) Stats() JournalStats { return s.stats }
