@@ -3,6 +3,9 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -57,5 +60,55 @@ func BenchmarkJournalRecycle(b *testing.B) {
 		if ok, err := src.Next(&e, time.Second); !ok || err != nil { // the resume settles here
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// TestJournalReadAhead: reading to the end (NoFollow), the owner thread fills a spare batch
+// while the current one is served. Every entry still arrives once and in order: across
+// batches cut by the buffer (600 KiB messages, larger than the 512 KiB buffer, which then
+// grows), and across a recycle forced while a read-ahead is in flight (it is dropped and the
+// handle resumes after the last entry returned).
+func TestJournalReadAhead(t *testing.T) {
+	dir := t.TempDir()
+	n := 3*sdBatchRead + 100
+	big := func(i int) bool { return i%900 == 450 }
+	testjournal.BuildFileFunc(t, dir, 2*n, func(i int, e *testjournal.Entry) {
+		if i%2 == 1 {
+			lines(i, i+1, "noise.service")(0, e)
+			return
+		}
+		lines(i/2, i/2+1, "a.service")(0, e)
+		if big(i / 2) {
+			e.Message = append(bytes.Repeat([]byte("x"), 600<<10), e.Message...)
+		}
+	})
+	src := openJ(t, JournalOptions{Dir: dir, Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
+	s := src.(*sdSource)
+	var got []owned
+	var e Entry
+	for {
+		ok, err := src.Next(&e, time.Second)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || !ok {
+			t.Fatalf("after %d entries: ok=%v err=%v", len(got), ok, err)
+		}
+		if i := len(got); big(i) != (len(e.Message) > 600<<10) {
+			t.Fatalf("entry %d: message of %d bytes", i, len(e.Message))
+		}
+		got = append(got, own(&e))
+		if len(got) == sdBatchRead+10 {
+			if !s.ahead {
+				t.Fatal("no read-ahead in flight after the first batch")
+			}
+			if err := s.recycle(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checkSequence(t, got, n)
+	if st := src.Stats(); st.Recycles != 1 || st.Duplicates != 0 || st.CursorMissing != 0 || st.Entries != int64(n) {
+		t.Fatalf("stats %+v, want 1 recycle and every entry once", st)
 	}
 }

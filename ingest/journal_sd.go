@@ -66,6 +66,8 @@ type sdSource struct {
 	own   *sdOwner // the thread that owns the handle
 	open_ bool     // a handle is open
 	batch *sdBatch // entries read ahead
+	spare *sdBatch // NoFollow: filled by the thread while batch is served (readAhead)
+	ahead bool     // the thread is filling spare
 	progress
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
@@ -113,8 +115,12 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 
 // release ends the owner thread (closing the handle) and frees the batch.
 func (s *sdSource) release() {
+	s.settle()
 	s.own.quit()
 	s.batch.free()
+	if s.spare != nil {
+		s.spare.free()
+	}
 	s.open_ = false
 }
 

@@ -106,6 +106,7 @@ func (s *sdSource) openAtLast(why string) error {
 }
 
 func (s *sdSource) closeHandle() {
+	s.settle()
 	if s.open_ {
 		s.own.closeJournal()
 		s.open_ = false

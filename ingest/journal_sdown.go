@@ -40,6 +40,7 @@ type sdOwner struct {
 	ev   *os.File // the completion eventfd, registered with the netpoller
 	rc   syscall.RawConn
 	req  *C.sw_req // C memory: the thread writes it while the caller is parked
+	busy bool      // a request is in flight (submit without await)
 }
 
 func newSDOwner() (*sdOwner, error) {
@@ -61,9 +62,18 @@ func newSDOwner() (*sdOwner, error) {
 }
 
 // call runs the request in o.req (op and inputs set by the caller) and returns its result.
-// Each completion writes the eventfd once, after setting done, and each call reads it until
-// done, so the counter is zero between calls.
 func (o *sdOwner) call(op C.int) C.int {
+	o.submit(op)
+	return o.await()
+}
+
+// submit starts the request in o.req; until await returns, o.req and the memory it points at
+// belong to the thread.
+func (o *sdOwner) submit(op C.int) {
+	if o.busy {
+		panic("ingest: journal thread request submitted while another is in flight")
+	}
+	o.busy = true
 	q := o.req
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.done)), 0)
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.op)), int32(op))
@@ -74,6 +84,13 @@ func (o *sdOwner) call(op C.int) C.int {
 			break
 		}
 	}
+}
+
+// await waits for the submitted request and returns its result. Each completion writes the
+// eventfd once, after setting done, and each await reads it until done, so the counter is
+// zero between requests.
+func (o *sdOwner) await() C.int {
+	q := o.req
 	var v uint64
 	var rerr error
 	err := o.rc.Read(func(fd uintptr) bool {
@@ -97,6 +114,7 @@ func (o *sdOwner) call(op C.int) C.int {
 	if err != nil { // an open eventfd of our own cannot fail
 		panic(fmt.Sprintf("ingest: journal thread eventfd: %v", err))
 	}
+	o.busy = false
 	return q.r
 }
 

@@ -89,8 +89,18 @@ func (o *sdOwner) setBatch(b *sdBatch, advance bool, max int) {
 
 // read asks the owner thread for up to max entries into b (see sw_batch).
 func (o *sdOwner) read(b *sdBatch, advance bool, max int) (r C.int, n int, pending bool) {
+	o.readAhead(b, advance, max)
+	return o.readDone()
+}
+
+// readAhead starts read without waiting for it; readDone waits and returns its results.
+func (o *sdOwner) readAhead(b *sdBatch, advance bool, max int) {
 	o.setBatch(b, advance, max)
-	r = o.call(C.SW_OP_BATCH)
+	o.submit(C.SW_OP_BATCH)
+}
+
+func (o *sdOwner) readDone() (r C.int, n int, pending bool) {
+	r = o.await()
 	n, pending = int(o.req.n), o.req.pending != 0
 	o.setBatch(nil, false, 0)
 	return r, n, pending
@@ -130,7 +140,17 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		return false, fmt.Errorf("%w: %w", errFieldRead, syscall.Errno(-stop))
 	}
 	if b.pos == b.n {
-		r, n, pending := s.own.read(b, !b.pending, s.batchMax())
+		var r C.int
+		var n int
+		var pending bool
+		if s.ahead { // the spare batch was being filled while b was served
+			r, n, pending = s.own.readDone()
+			s.ahead = false
+			s.batch, s.spare = s.spare, s.batch
+			b = s.batch
+		} else {
+			r, n, pending = s.own.read(b, !b.pending, s.batchMax())
+		}
 		if r == -C.ENOBUFS && n == 0 { // the next entry alone is larger than buf: grow, read it again
 			need := int(b.ents[0].need)
 			b.grow(need + need/4)
@@ -141,6 +161,7 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		if b.n == 0 {
 			return s.readFast(e) // reports the end or the error
 		}
+		s.readAhead()
 	}
 	ce := &b.ents[b.pos]
 	b.pos++
@@ -153,6 +174,34 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		e.Unit = f(C.SW_IDENT)
 	}
 	return true, nil
+}
+
+// readAhead has the owner thread fill the spare batch while this one is served, when reading
+// to the end (NoFollow: analyze), where reading and parsing on two threads nearly halves the
+// time. Only after a full batch: an end or an error is served first, and with a resume
+// pending or faults injected entries come one at a time. Whatever else the source asks of
+// the thread first settles the read-ahead.
+func (s *sdSource) readAhead() {
+	b := s.batch
+	if !s.o.NoFollow || b.stopped || s.batchMax() == 1 {
+		return
+	}
+	if s.spare == nil {
+		s.spare = newSDBatch(len(b.ents), len(b.buf))
+	}
+	s.spare.reset()
+	s.own.readAhead(s.spare, !b.pending, len(s.spare.ents))
+	s.ahead = true
+}
+
+// settle waits for a read-ahead and drops it: the handle is about to be moved or closed, and
+// the next read starts again after the last entry returned.
+func (s *sdSource) settle() {
+	if s.ahead {
+		s.own.readDone()
+		s.ahead = false
+		s.spare.reset()
+	}
 }
 
 // batchMax is how many entries the next read may return: one while a resume is pending
