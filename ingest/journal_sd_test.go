@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -190,4 +192,50 @@ func TestSDJournalZeroWaitSeesRotation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// journalRSS is the resident memory of journal files mapped into this process (smaps).
+func journalRSS(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	journal := false
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 6 && strings.Contains(f[0], "-"):
+			journal = strings.HasSuffix(f[5], ".journal") || strings.HasSuffix(f[5], ".journal~")
+		case journal && len(f) == 3 && f[0] == "Rss:":
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			total += kb << 10
+		}
+	}
+	return total
+}
+
+// TestSDJournalTrim: following with the journal's pages dropped from the RSS before every
+// wait (sw_trim), every entry still arrives once and in order, and what stays mapped after
+// reading 8 MB of journal is what the last reads touched.
+func TestSDJournalTrim(t *testing.T) {
+	j := startJournald(t)
+	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Units: []string{"a.service"}})
+	src.(*sdSource).own.trimAlways = true
+	const n = 20000
+	pad := bytes.Repeat([]byte("p"), 300)
+	var got []owned
+	for i := 0; i < n; i += 2000 {
+		for k := i; k < i+2000; k++ {
+			j.Write("a.service", "a", append(append([]byte{}, pad...), numbered(" line", k)...))
+		}
+		got = append(got, readN(t, src, 2000, 30*time.Second)...)
+	}
+	checkSequence(t, got, n)
+	expectQuiet(t, src, 100*time.Millisecond) // waits: the last one trims
+	if rss := journalRSS(t); rss > 2<<20 {
+		t.Fatalf("%d KiB of journal files resident after a trim", rss>>10)
+	}
+	src.(*sdSource).own.trimAlways = false
 }

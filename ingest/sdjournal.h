@@ -41,6 +41,7 @@ typedef struct {
 	const char *s;
 	size_t slen;
 	uint64_t u;
+	int trim;  // SW_OP_WAIT: trim before waiting even if not due (tests)
 	// SW_OP_BATCH
 	int advance, max;
 	char *buf;
