@@ -196,17 +196,16 @@ struct sw_owner {
 	int tid;
 	sd_journal *j;
 	long file_floor;  // file-backed resident pages after the last sw_trim
+	int statm;        // /proc/self/statm, or -1
 };
 
 // sw_file_pages is the process's resident file-backed (and shared) pages, from
-// /proc/self/statm: a few microseconds, cheap enough for every poll.
-static long sw_file_pages(void) {
+// /proc/self/statm, kept open and read again from offset 0: cheap enough for every poll.
+static long sw_file_pages(sw_owner *o) {
 	char buf[128];
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (o->statm < 0 && (o->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	ssize_t n = pread(o->statm, buf, sizeof buf - 1, 0);
 	long size, resident, shared;
 	if (n <= 0)
 		return -1;
@@ -220,7 +219,7 @@ static long sw_file_pages(void) {
 // (libsystemd's windows overlap, and fault-around maps 64 KiB per fault: following 2,000
 // lines/s mapped about 10 MB a second).
 static int sw_trim_due(sw_owner *o) {
-	long f = sw_file_pages();
+	long f = sw_file_pages(o);
 	return f >= 0 && f - o->file_floor > SW_TRIM_BYTES / sysconf(_SC_PAGESIZE);
 }
 
@@ -292,7 +291,7 @@ static int sw_exec(sw_owner *o, sw_req *q) {
 		// second wake-up) per poll.
 		if (q->trim || sw_trim_due(o)) {
 			sw_trim();
-			o->file_floor = sw_file_pages();
+			o->file_floor = sw_file_pages(o);
 		}
 		int r = sw.wait(j, q->u);
 		q->n = q->pending = 0;
@@ -341,6 +340,7 @@ sw_owner *sw_owner_new(sw_req *q, int *kick, int *efd, int *err) {
 		return NULL;
 	}
 	o->req = q;
+	o->statm = -1;
 	o->kick = eventfd(0, EFD_CLOEXEC);
 	o->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	int r = o->kick < 0 || o->efd < 0 ? errno : pthread_create(&o->th, NULL, sw_main, o);
@@ -361,6 +361,8 @@ int sw_owner_tid(sw_owner *o) { return __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE
 void sw_owner_free(sw_owner *o) {
 	pthread_join(o->th, NULL);
 	close(o->kick);
+	if (o->statm >= 0)
+		close(o->statm);
 	free(o);  // efd belongs to Go's os.File, which closes it
 }
 */
