@@ -61,8 +61,9 @@ type JournalOptions struct {
 	// that does not parse is treated the same way, from Since or the tail.
 	Cursor string
 	// NoFollow reads up to the end of the journal and stops there: Next returns io.EOF
-	// instead of waiting for new entries (for analyze; the daemon follows). Next(e, 0) on a
-	// following source is no end test: journalctl answers asynchronously.
+	// instead of waiting for new entries (for analyze; the daemon follows), and Entry.Cursor
+	// may be empty (see Entry). Next(e, 0) on a following source is no end test: journalctl
+	// answers asynchronously.
 	NoFollow bool
 	// Backend chooses the implementation; see Backend.
 	Backend Backend

@@ -64,10 +64,11 @@ func BenchmarkJournalRecycle(b *testing.B) {
 }
 
 // TestJournalReadAhead: reading to the end (NoFollow), the owner thread fills a spare batch
-// while the current one is served. Every entry still arrives once and in order: across
-// batches cut by the buffer (600 KiB messages, larger than the 512 KiB buffer, which then
-// grows), and across a recycle forced while a read-ahead is in flight (it is dropped and the
-// handle resumes after the last entry returned).
+// while the current one is served, and only a batch's last entry carries a cursor. Every
+// entry still arrives once and in order: across batches cut by the buffer (600 KiB messages,
+// larger than the 512 KiB buffer, which then grows), and across a recycle forced at a batch's
+// end while a read-ahead is in flight (it is dropped and the handle resumes after the last
+// entry returned).
 func TestJournalReadAhead(t *testing.T) {
 	dir := t.TempDir()
 	n := 3*sdBatchRead + 100
@@ -86,6 +87,7 @@ func TestJournalReadAhead(t *testing.T) {
 	s := src.(*sdSource)
 	var got []owned
 	var e Entry
+	recycled := false
 	for {
 		ok, err := src.Next(&e, time.Second)
 		if errors.Is(err, io.EOF) {
@@ -98,13 +100,21 @@ func TestJournalReadAhead(t *testing.T) {
 			t.Fatalf("entry %d: message of %d bytes", i, len(e.Message))
 		}
 		got = append(got, own(&e))
-		if len(got) == sdBatchRead+10 {
+		// Where Next recycles: at a batch's end (the only entries with a cursor when reading
+		// to the end), with the next batch being read ahead.
+		if len(got) >= sdBatchRead && !recycled && s.batch.pos == s.batch.n {
 			if !s.ahead {
-				t.Fatal("no read-ahead in flight after the first batch")
+				t.Fatalf("no read-ahead in flight after %d entries", len(got))
+			}
+			if len(e.Cursor) == 0 {
+				t.Fatalf("entry %d ends a batch without a cursor", len(got)-1)
 			}
 			if err := s.recycle(); err != nil {
 				t.Fatal(err)
 			}
+			recycled = true
+		} else if len(e.Cursor) > 0 && s.batch.pos < s.batch.n {
+			t.Fatalf("entry %d inside a batch has a cursor: sparse cursors are off", len(got)-1)
 		}
 	}
 	checkSequence(t, got, n)

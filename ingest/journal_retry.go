@@ -75,11 +75,13 @@ func (g *progress) admit(c []byte, same bool, o *JournalOptions, st *JournalStat
 			g.last = append(g.last[:0], c...)
 			return false
 		}
-	} else if bytes.Equal(c, g.last) {
+	} else if len(c) > 0 && bytes.Equal(c, g.last) {
 		st.Duplicates++
 		return false
 	}
-	g.last = append(g.last[:0], c...)
+	if len(c) > 0 { // sdjournal's NoFollow batches carry a cursor on their last entry only
+		g.last = append(g.last[:0], c...)
+	}
 	st.Entries++
 	g.retry.progressed()
 	return true

@@ -93,6 +93,7 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
+	own.sparse = o.NoFollow
 	s := &sdSource{o: o, own: own, files: newFileChecker(o.Dir)}
 	if o.NoFollow {
 		s.batch = newSDBatch(sdBatchRead, sdBufRead)
@@ -155,7 +156,9 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	var deadline time.Time // set when first needed: reading an available entry needs no clock
 	polled := false        // sd_journal_wait has run in this call
 	for {
-		if s.open_ && s.sinceOpen >= s.recycleAfter() && s.last != nil {
+		// At a batch's end only: with NoFollow, entries before a batch's last carry no cursor,
+		// so s.last names the last entry returned only there.
+		if s.open_ && s.sinceOpen >= s.recycleAfter() && s.last != nil && s.batch.pos == s.batch.n {
 			if err := s.recycle(); err != nil {
 				if s.fatal = s.fail(err); s.fatal != nil {
 					return false, s.fatal

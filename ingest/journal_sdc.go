@@ -121,10 +121,10 @@ static uint64_t sw_realtime(const char *c) {
 
 // sw_read advances when advance is set, then copies the entry: one pass over its fields with
 // sd_journal_enumerate_data (sd_journal_get_data would rescan the entry for each field), the
-// realtime stamp and the cursor. It returns 1 with *e filled, 0 at the end of the journal,
-// -ENOBUFS when buf is too small (e->need says how big it must be; the position is kept:
-// call again with advance 0), or a negative errno.
-static int sw_read(sd_journal *j, int advance, char *buf, size_t cap, sw_entry *e) {
+// realtime stamp and, with cursor set, the cursor. It returns 1 with *e filled, 0 at the end
+// of the journal, -ENOBUFS when buf is too small (e->need says how big it must be; the
+// position is kept: call again with advance 0), or a negative errno.
+static int sw_read(sd_journal *j, int advance, int cursor, char *buf, size_t cap, sw_entry *e) {
 	int r;
 	memset(e, 0, sizeof *e);
 	if (advance) {
@@ -147,13 +147,15 @@ static int sw_read(sd_journal *j, int advance, char *buf, size_t cap, sw_entry *
 	}
 	if (r < 0)
 		return r;
-	char *c = NULL;
-	r = sw.get_cursor(j, &c);
-	if (r < 0)
-		return r;
-	sw_put(e, SW_CURSOR, c, strlen(c), buf, cap);
-	e->realtime = sw_realtime(c);
-	free(c);
+	if (cursor) {
+		char *c = NULL;
+		r = sw.get_cursor(j, &c);
+		if (r < 0)
+			return r;
+		sw_put(e, SW_CURSOR, c, strlen(c), buf, cap);
+		e->realtime = sw_realtime(c);
+		free(c);
+	}
 	if (e->realtime == 0 && (r = sw.get_realtime_usec(j, &e->realtime)) < 0)
 		return r;
 	if (e->need > cap)
@@ -161,33 +163,83 @@ static int sw_read(sd_journal *j, int advance, char *buf, size_t cap, sw_entry *
 	return 1;
 }
 
+// sw_last_cursor gives es[n-1], the last entry read, its cursor (sparse batches). back says
+// the handle has moved on to the next entry (to read it, which failed or did not fit): it
+// steps back for the cursor and, with forth, returns to that entry. The cursor goes at the
+// end of the used part of buf, for which sw_batch keeps SW_CURSOR_ROOM bytes.
+#define SW_CURSOR_ROOM 512
+static int sw_last_cursor(sd_journal *j, sw_req *q, size_t used, int back, int forth) {
+	sw_entry *e = &q->es[q->n - 1];
+	int r;
+	if (back && (r = sw.previous(j)) <= 0)
+		return r < 0 ? r : -EIO;
+	char *c = NULL;
+	if ((r = sw.get_cursor(j, &c)) < 0)
+		return r;
+	size_t l = strlen(c);
+	if (used + l > q->cap) {
+		free(c);
+		return -ENOBUFS;
+	}
+	memcpy(q->buf + used, c, l);
+	e->off[SW_CURSOR] = (uint32_t) used;
+	e->len[SW_CURSOR] = (uint32_t) l;
+	free(c);
+	if (forth && (r = sw.next(j)) <= 0)
+		return r < 0 ? r : -EIO;
+	return 0;
+}
+
 // sw_batch reads up to q->max entries, offsets relative to q->buf; q->n is the number read.
 // It returns 1 when it stopped at max or at the end of buf (then q->pending says the handle
 // already sits on the next, unread entry), 0 at the end of the journal, -ENOBUFS when the
 // first entry alone does not fit (es[0].need says what it needs), or the negative errno of
 // the entry after the last one read.
+//
+// With q->sparse only the last entry read gets a cursor: formatting one (asprintf of two ids
+// and four numbers) is a tenth of the cost of reading an entry, and a read to the end needs
+// cursors only where it may have to resume, after the last entry served. libsystemd keeps its
+// position when sd_journal_next finds nothing or fails; when the entry after the last one was
+// reached but could not be read or did not fit, the handle steps back for the cursor. A
+// failure there is reported as the batch's error, after its entries: the reader then
+// reopens at the previous batch's cursor and reads these entries again, so a sparse batch
+// whose last cursor cannot be had is re-read, never skipped.
 static int sw_batch(sd_journal *j, sw_req *q) {
 	size_t used = 0;
 	int advance = q->advance;
+	size_t cap = q->sparse ? (q->cap > SW_CURSOR_ROOM ? q->cap - SW_CURSOR_ROOM : 0) : q->cap;
 	q->n = q->pending = 0;
+	int r = 1;
 	for (int k = 0; k < q->max; k++) {
 		sw_entry *e = &q->es[k];
-		int r = sw_read(j, advance, q->buf + used, q->cap - used, e);
+		r = sw_read(j, advance, !q->sparse, q->buf + used, cap - used, e);
 		advance = 1;
 		if (r == -ENOBUFS && k > 0) {
 			q->pending = 1;
-			return 1;
+			r = 1;
+			break;
 		}
 		if (r != 1)
-			return r;
+			break;
 		for (int f = 0; f < SW_NFIELDS; f++)
 			e->off[f] += (uint32_t) used;
 		used += e->need;
 		q->n++;
 	}
-	return 1;
+	if (!q->sparse || q->n == 0)
+		return r;
+	// The handle sits on es[n-1] after a full batch, the end or a failed move; on the next
+	// entry after a failed read of it or a buffer that filled up (pending).
+	int moved = q->pending || (r < 0 && q->es[q->n].failed_at == 1);
+	int cr = sw_last_cursor(j, q, used, moved, q->pending);
+	if (cr < 0) {
+		q->n = 0;  // served by nobody: re-read from the last cursor after the reopen
+		q->pending = 0;
+		q->es[0].failed_at = 0;
+		return cr;
+	}
+	return r;
 }
-
 struct sw_owner {
 	pthread_t th;
 	sw_req *req;  // the one request, rewritten by Go before each kick
@@ -289,7 +341,7 @@ static int sw_exec(sw_owner *o, sw_req *q) {
 	case SW_OP_WAIT: {
 		// Reading right after the wait saves the caller a second request (and the thread a
 		// second wake-up) per poll.
-		if (q->trim || sw_trim_due(o)) {
+		if (q->trim > 0 || (q->trim == 0 && sw_trim_due(o))) {
 			sw_trim();
 			o->file_floor = sw_file_pages(o);
 		}

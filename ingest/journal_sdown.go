@@ -41,9 +41,11 @@ type sdOwner struct {
 	rc   syscall.RawConn
 	req  *C.sw_req // C memory: the thread writes it while the caller is parked
 	busy bool      // a request is in flight (submit without await)
-	// trimAlways (tests) drops the journal's pages before every wait, not only when they
-	// grew by SW_TRIM_BYTES.
-	trimAlways bool
+	// sparse has batch reads format the cursor of their last entry only (NoFollow).
+	sparse bool
+	// trim (tests): 1 drops the journal's pages before every wait, -1 never; 0 (the daemon)
+	// when they grew by SW_TRIM_BYTES.
+	trim int
 }
 
 func newSDOwner() (*sdOwner, error) {
@@ -189,7 +191,7 @@ func (o *sdOwner) testCursor(c string) bool { return o.callString(C.SW_OP_TEST_C
 func (o *sdOwner) wait(d time.Duration, b *sdBatch, max int) (r, br C.int, n int, pending bool) {
 	q := o.req
 	q.u = C.uint64_t(d / time.Microsecond)
-	q.trim = boolInt(o.trimAlways)
+	q.trim = C.int(o.trim)
 	o.setBatch(b, true, max)
 	r = o.call(C.SW_OP_WAIT)
 	br, n, pending = q.br, int(q.n), q.pending != 0

@@ -81,6 +81,7 @@ func (b *sdBatch) free() {
 func (o *sdOwner) setBatch(b *sdBatch, advance bool, max int) {
 	q := o.req
 	q.advance, q.max, q.buf, q.cap, q.es = boolInt(advance), C.int(max), nil, 0, nil
+	q.sparse = boolInt(o.sparse)
 	if b != nil && max > 0 {
 		q.buf, q.cap = (*C.char)(unsafe.Pointer(unsafe.SliceData(b.buf))), C.size_t(len(b.buf))
 		q.es = unsafe.SliceData(b.ents)
@@ -169,9 +170,12 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		off, n := int(ce.off[i]), int(ce.len[i])
 		return b.buf[off : off+n : off+n]
 	}
-	*e = Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE), Cursor: f(C.SW_CURSOR)}
+	*e = Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE)}
 	if len(e.Unit) == 0 {
 		e.Unit = f(C.SW_IDENT)
+	}
+	if ce.len[C.SW_CURSOR] > 0 { // sparse batches: the last entry only
+		e.Cursor = f(C.SW_CURSOR)
 	}
 	return true, nil
 }

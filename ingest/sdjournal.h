@@ -41,9 +41,10 @@ typedef struct {
 	const char *s;
 	size_t slen;
 	uint64_t u;
-	int trim;  // SW_OP_WAIT: trim before waiting even if not due (tests)
+	int trim;  // SW_OP_WAIT: 1 trim before waiting even if not due, -1 never (tests), 0 when due
 	// SW_OP_BATCH
 	int advance, max;
+	int sparse;  // format the cursor of the batch's last entry only (see sw_batch)
 	char *buf;
 	size_t cap;
 	sw_entry *es;
