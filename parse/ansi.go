@@ -6,8 +6,10 @@ import "bytes"
 // "\uFFFD[1;36m" behind, which must be stripped like the real escape.
 var replacement = []byte("\xef\xbf\xbd")
 
+// hasANSI looks for an escape or a replacement character. Most lines have neither, and a byte
+// search for the replacement's first byte rules it out more cheaply than a substring search.
 func hasANSI(b []byte) bool {
-	return bytes.IndexByte(b, 0x1b) >= 0 || bytes.Contains(b, replacement)
+	return bytes.IndexByte(b, 0x1b) >= 0 || bytes.IndexByte(b, replacement[0]) >= 0 && bytes.Contains(b, replacement)
 }
 
 // stripANSI appends b to dst without CSI sequences ("ESC [ params letter"), so that colour codes

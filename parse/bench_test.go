@@ -1,8 +1,11 @@
 package parse
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/sim"
 )
 
 func benchLine(b *testing.B, line string, want Result) {
@@ -43,6 +46,30 @@ func BenchmarkVLLMEngine(b *testing.B) {
 
 func BenchmarkKeyValue(b *testing.B) {
 	benchLine(b, "[2026-11-20 09:00:01 TP0] ddtree avg_commit_len=2.90, avg_accepted_depth=1.90, step_ms=101.3", Matched)
+}
+
+// BenchmarkMixed parses the first 10,000 lines of bench/'s corpus (sim's mixed preset, as
+// `specwatch simulate --preset mixed` writes it): 70 % noise, SGLang decode, prefill and
+// avg_commit_len lines, vLLM engine and SpecDecoding lines, a key=value build and llama.cpp, all
+// behind journalctl's short prefix. The single-line benchmarks each repeat one shape, which the
+// branch predictor learns; this mix is what a real stream costs. It reports ns/line.
+func BenchmarkMixed(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := sim.Generate(sim.Mixed(1, 10000), &buf, nil); err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+	p := NewParser(Options{})
+	var s Sample
+	b.ReportAllocs()
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			p.Parse(l, &s)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 }
 
 // Hostile shapes must stay linear: compare ns/byte with the 200-byte noise line.

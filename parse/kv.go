@@ -117,17 +117,8 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 		if j < 0 {
 			break
 		}
-		j += i
-		k := j
-		for k > i && isKeyByte(b[k-1]) {
-			k--
-		}
-		e := j + 1
-		for e < len(b) && !isValueEnd(b[e]) {
-			e++
-		}
-		i = e
-		key, val := b[k:j], b[j+1:e]
+		key, val := keyBefore(b[i:i+j]), valueAt(b[i+j+1:])
+		i += j + 1 + len(val)
 		if len(key) == 0 {
 			continue
 		}
@@ -155,13 +146,46 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 	return Matched, sawPrimary
 }
 
-func isKeyByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+// keyBefore returns the key that ends b, which ends at a '='.
+func keyBefore(b []byte) []byte {
+	k := len(b)
+	for k > 0 && isKeyByte(b[k-1]) {
+		k--
+	}
+	return b[k:]
 }
 
-func isValueEnd(c byte) bool {
-	return c == ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == ';' || c == '\t'
+// valueAt returns the value that starts b, which follows a '='.
+func valueAt(b []byte) []byte {
+	e := 0
+	for e < len(b) && !isValueEnd(b[e]) {
+		e++
+	}
+	return b[:e]
 }
+
+func isKeyByte(c byte) bool { return kvClass[c]&keyByte != 0 }
+
+func isValueEnd(c byte) bool { return kvClass[c]&valueEnd != 0 }
+
+// kvClass sorts bytes for the key=value loops, which test every byte of a statistics line: one
+// table load instead of a chain of comparisons.
+var kvClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
+			t[c] |= keyByte
+		}
+	}
+	for _, c := range " ,)]};\t" {
+		t[c] |= valueEnd
+	}
+	return t
+}()
+
+const (
+	keyByte  = 1 << iota // may be part of a key
+	valueEnd             // ends a value
+)
 
 // llamaCpp parses "draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)".
 func llamaCpp(b []byte, s *Sample) Result {

@@ -17,28 +17,31 @@ const maxDigits = 15
 // their caller's check of the rest).
 func number(b []byte) (float64, int) {
 	var mant uint64
-	digits, frac, i := 0, 0, 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+	i := 0
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
 		mant = mant*10 + uint64(b[i]-'0')
-		digits++
 	}
-	if digits == 0 {
+	if i == 0 {
 		return 0, 0
 	}
+	digits, frac := i, 0
 	if i < len(b) && b[i] == '.' {
 		j := i + 1
-		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+		for ; j < len(b) && b[j]-'0' <= 9; j++ {
 			mant = mant*10 + uint64(b[j]-'0')
-			digits++
-			frac++
 		}
+		frac = j - i - 1
 		if frac == 0 {
 			return 0, 0 // "2." is a cut number
 		}
+		digits += frac
 		i = j
 	}
 	if digits > maxDigits {
 		return 0, 0
+	}
+	if frac == 0 {
+		return float64(mant), i // most figures are counts: spare them the division
 	}
 	return float64(mant) / pow10[frac], i
 }
@@ -78,6 +81,16 @@ func digitsAt(b []byte, i, n int) (int, bool) {
 		v = v*10 + int(c-'0')
 	}
 	return v, true
+}
+
+// twoDigits is digitsAt(b, i, 2) without the loop: timestamps are made of two-digit parts, and
+// an engine line's prefix holds a dozen of them.
+func twoDigits(b []byte, i int) (int, bool) {
+	if i < 0 || i+2 > len(b) {
+		return 0, false
+	}
+	d0, d1 := b[i]-'0', b[i+1]-'0'
+	return int(d0)*10 + int(d1), d0 <= 9 && d1 <= 9
 }
 
 // trimSpace trims ASCII blanks without the Unicode tables of bytes.TrimSpace.

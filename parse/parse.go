@@ -1,6 +1,9 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Options extend the built-in formats.
 type Options struct {
@@ -32,6 +35,9 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 	}
 	fam := families(line)
 	if fam == 0 {
+		if len(p.opts.Rules) == 0 {
+			return Ignored // noise, most lines
+		}
 		return p.rules(line, s)
 	}
 	if hasANSI(line) {
@@ -63,7 +69,8 @@ const (
 	famMetrics                   // "SpecDecoding metrics:", "Speculative metrics:"
 	famEngine                    // "Avg prompt throughput:"
 	famRetract                   // "#retracted_reqs:"
-	famEquals                    // key=value statistics, llama.cpp, DFLASH/DDTree
+	famEquals                    // key=value statistics, llama.cpp
+	famDrafter                   // DFLASH/DDTree start-up and summary lines (found by classify)
 )
 
 // families is the cheap first look that lets noise through at memory speed. Every record
@@ -75,21 +82,41 @@ func families(b []byte) uint8 {
 	if bytes.IndexByte(b, '=') >= 0 {
 		fam = famEquals
 	}
-	for i := 0; ; i++ {
+	for i := afterShortStamp(b); ; {
 		j := bytes.IndexByte(b[i:], ':')
 		if j < 0 {
 			break
 		}
 		i += j
-		if f := colonFamily(b[:i]); f != 0 {
-			fam |= f
-			break // one marker per record; classify looks for the rest
+		if i >= 4 && endsWord(b[i-1]) {
+			if f := colonFamily(b[:i]); f != 0 {
+				fam |= f
+				break // one marker per record; classify looks for the rest
+			}
 		}
+		i++
 	}
 	if fam == 0 {
 		fam = leadFamily(b)
 	}
 	return fam
+}
+
+// afterShortStamp returns 15 when b starts with journalctl's short timestamp, "Nov 20 09:00:01",
+// and 0 otherwise. Its two colons follow digits and cannot end a marker word: starting the colon
+// search after them spares two searches on every line of the most common input. (A colon among
+// the first bytes cannot end one either: the blank at b[3] breaks any marker word there.)
+func afterShortStamp(b []byte) int {
+	if len(b) >= 15 && b[3] == ' ' && b[6] == ' ' && isClock(b[7:15]) {
+		return 15
+	}
+	return 0
+}
+
+// isClock reports whether c is "hh:mm:ss" in shape: two digits, a colon, two, a colon, two.
+func isClock(c []byte) bool {
+	return len(c) == 8 && isDigit(c[0]) && isDigit(c[1]) && c[2] == ':' && isDigit(c[3]) && isDigit(c[4]) &&
+		c[5] == ':' && isDigit(c[6]) && isDigit(c[7])
 }
 
 // leadFamily finds a marker word where engines put it, at the start of the message: at the
@@ -136,6 +163,11 @@ func leadWord(b []byte) uint8 {
 	return 0
 }
 
+// endsWord tells whether a colon after c may end a marker word. Most colons end something else
+// (a clock time, a process tag), and this spares them a call.
+func endsWord(c byte) bool { return c == 'q' || c == 's' || c == 't' }
+
+// colonFamily names the family of the marker word that head, the text before a colon, ends with.
 func colonFamily(head []byte) uint8 {
 	n := len(head)
 	if n < 4 {
@@ -163,45 +195,92 @@ func colonFamily(head []byte) uint8 {
 
 type marker struct {
 	text   string
+	anchor int // index in text of a byte that is rare in logs; see index
 	fam    uint8
 	engine Engine // when no prefix names one
 	body   func(p *Parser, b []byte, s *Sample) Result
 }
 
+// mark builds a marker whose search anchors on the first rare byte in text.
+func mark(text string, rare byte, fam uint8, engine Engine, body func(p *Parser, b []byte, s *Sample) Result) marker {
+	anchor := strings.IndexByte(text, rare)
+	if anchor < 0 {
+		panic("parse: marker " + text + " lacks its anchor " + string(rare))
+	}
+	return marker{text: text, anchor: anchor, fam: fam, engine: engine, body: body}
+}
+
+// index returns where the marker first occurs in b, or -1. bytes.Index would search for the
+// marker's first byte, often a letter common in logs ('d' of "draft acceptance rate = "), and
+// then compare at each of its many places; searching for a rare byte of the marker instead
+// ('z' of "Initialized") skips most of a line in one vectorised step. The answer is the same:
+// each occurrence of the marker holds its anchor at the same offset.
+func (m *marker) index(b []byte) int {
+	rare := m.text[m.anchor]
+	for i := m.anchor; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], rare)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		at := i - m.anchor
+		if at+len(m.text) > len(b) {
+			return -1
+		}
+		if string(b[at:at+len(m.text)]) == m.text {
+			return at
+		}
+	}
+	return -1
+}
+
 // markers are tried in order; the first found decides the line's shape, and everything before
 // it is prefix.
 var markers = [...]marker{
-	{"Decode batch", famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangDecode(b, s) }},
-	{"SpecDecoding metrics:", famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
+	mark("Decode batch", 'b', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangDecode(b, s) }),
+	mark("SpecDecoding metrics:", 'D', famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
 		return vllmSpec(b[len("SpecDecoding metrics:"):], s)
-	}},
-	{"Avg prompt throughput:", famEngine, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result { return vllmEngine(b, s) }},
-	{"Speculative metrics:", famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
+	}),
+	mark("Avg prompt throughput:", 'h', famEngine, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result { return vllmEngine(b, s) }),
+	mark("Speculative metrics:", 'S', famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
 		return vllmSpecV0(b[len("Speculative metrics:"):], s)
-	}},
-	{"Prefill batch", famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
+	}),
+	mark("Prefill batch", 'f', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
 		return sglangPrefill(b, len("Prefill batch"), ',', s)
-	}},
-	{"new fill batch", famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
+	}),
+	mark("new fill batch", 'f', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
 		return sglangPrefill(b, len("new fill batch"), '.', s)
-	}},
-	{"#retracted_reqs:", famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }},
-	{"draft acceptance rate = ", famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }},
-	{"Initialized DFLASH draft runner", famEquals, EngineSGLang, (*Parser).drafterEvent},
-	{"Initialized DDTree worker", famEquals, EngineSGLang, (*Parser).drafterEvent},
-	{"DFLASH verify completed", famEquals, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
+	}),
+	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
+	mark("draft acceptance rate = ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
+	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
+	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
 		s.Kind, s.Event = KindEvent, EventVerifyDone
 		return Matched
-	}},
+	}),
 }
 
-func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
-	for i := range markers {
-		m := &markers[i]
-		if m.fam&fam == 0 {
-			continue
+// markersOf lists, for each set of families, the markers of those families in the order of
+// markers: classify visits only the markers that may be on the line.
+var markersOf = func() (t [famDrafter << 1][]uint8) {
+	for fam := range t {
+		for i, m := range markers {
+			if m.fam&uint8(fam) != 0 {
+				t[fam] = append(t[fam], uint8(i))
+			}
 		}
-		at := bytes.Index(b, []byte(m.text))
+	}
+	return t
+}()
+
+func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
+	if fam&famEquals != 0 && namesDrafter(b) {
+		fam |= famDrafter
+	}
+	for _, i := range markersOf[fam] {
+		m := &markers[i]
+		at := m.index(b)
 		if at < 0 {
 			continue
 		}
@@ -217,6 +296,23 @@ func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
 	return p.generic(b, s)
 }
 
+// namesDrafter tells whether b may name a DFLASH or DDTree drafter: whether it holds "DF" or
+// "DD", as each start-up marker does. One search for 'D' rules the three markers out on the
+// key=value lines that are not start-up lines, instead of a search per marker.
+func namesDrafter(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		j := bytes.IndexByte(b[i:len(b)-1], 'D')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if b[i+1] == 'F' || b[i+1] == 'D' {
+			return true
+		}
+	}
+	return false
+}
+
 // engineLead finds vLLM's "Engine 000: " or "2 Engines Aggregated: " before the marker at,
 // records it as the rank and returns where it starts, which is where the prefix ends.
 func engineLead(b []byte, at int, s *Sample) int {
@@ -224,11 +320,15 @@ func engineLead(b []byte, at int, s *Sample) int {
 		return at
 	}
 	head := b[:at-2]
-	if e := bytes.LastIndex(head, []byte("Engine ")); e >= 0 {
-		if _, ok := integer(head[e+len("Engine "):]); ok {
-			s.Rank = head[e:]
-			return e
-		}
+	// The engine index is the run of digits that ends head, preceded by "Engine ".
+	d := len(head)
+	for d > 0 && isDigit(head[d-1]) {
+		d--
+	}
+	if _, ok := integer(head[d:]); ok && bytes.HasSuffix(head[:d], []byte("Engine ")) {
+		e := d - len("Engine ")
+		s.Rank = head[e:]
+		return e
 	}
 	if bytes.HasSuffix(head, []byte(" Engines Aggregated")) {
 		e := len(head) - len(" Engines Aggregated")
@@ -247,11 +347,9 @@ func (p *Parser) drafterEvent(b []byte, s *Sample) Result {
 	return r
 }
 
-// generic handles key=value statistics. A line with '=' but no primary key is noise.
+// generic handles key=value statistics. A line with '=' but no primary key is noise. b has a
+// '=': classify calls generic only for the equals family.
 func (p *Parser) generic(b []byte, s *Sample) Result {
-	if bytes.IndexByte(b, '=') < 0 {
-		return Ignored
-	}
 	r, primary := keyValues(b, s, p.opts.Aliases)
 	if !primary {
 		s.Reset()
@@ -280,8 +378,5 @@ func (p *Parser) generic(b []byte, s *Sample) Result {
 // firstKey finds where the first key=value token starts, the end of the prefix.
 func firstKey(b []byte) int {
 	j := bytes.IndexByte(b, '=')
-	for j > 0 && isKeyByte(b[j-1]) {
-		j--
-	}
-	return j
+	return j - len(keyBefore(b[:j]))
 }

@@ -30,9 +30,9 @@ func (s *Stamp) offer(t Stamp) {
 
 // clockAt parses "HH:MM:SS" with an optional fraction after '.' or ',' at b[i:].
 func clockAt(b []byte, i int, t *Stamp) (int, bool) {
-	h, ok1 := digitsAt(b, i, 2)
-	m, ok2 := digitsAt(b, i+3, 2)
-	s, ok3 := digitsAt(b, i+6, 2)
+	h, ok1 := twoDigits(b, i)
+	m, ok2 := twoDigits(b, i+3)
+	s, ok3 := twoDigits(b, i+6)
 	if !ok1 || !ok2 || !ok3 || b[i+2] != ':' || b[i+5] != ':' || h > 23 || m > 59 || s > 60 {
 		return i, false
 	}
@@ -53,8 +53,8 @@ func clockAt(b []byte, i int, t *Stamp) (int, bool) {
 // dateAt parses "YYYY-MM-DD" at b[i:].
 func dateAt(b []byte, i int, t *Stamp) (int, bool) {
 	y, ok1 := digitsAt(b, i, 4)
-	mo, ok2 := digitsAt(b, i+5, 2)
-	d, ok3 := digitsAt(b, i+8, 2)
+	mo, ok2 := twoDigits(b, i+5)
+	d, ok3 := twoDigits(b, i+8)
 	if !ok1 || !ok2 || !ok3 || b[i+4] != '-' || b[i+7] != '-' || !validDate(mo, d) {
 		return i, false
 	}
@@ -90,7 +90,7 @@ func zoneAt(b []byte, i int, t *Stamp) (int, bool) {
 	if b[i] != '+' && b[i] != '-' {
 		return i, false
 	}
-	hh, ok := digitsAt(b, i+1, 2)
+	hh, ok := twoDigits(b, i+1)
 	if !ok {
 		return i, false
 	}
@@ -98,7 +98,7 @@ func zoneAt(b []byte, i int, t *Stamp) (int, bool) {
 	if j < len(b) && b[j] == ':' {
 		j++
 	}
-	mm, ok := digitsAt(b, j, 2)
+	mm, ok := twoDigits(b, j)
 	if !ok || hh > 14 || mm > 59 {
 		return i, false
 	}
@@ -110,20 +110,44 @@ func zoneAt(b []byte, i int, t *Stamp) (int, bool) {
 	return j + 2, true
 }
 
-var monthAbbr = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+// month numbers an English month abbreviation ("Nov": 11), or returns 0. A switch, not a loop
+// over the names: it runs on the prefix of every journalctl line.
+func month(abbr []byte) int {
+	switch string(abbr) {
+	case "Jan":
+		return 1
+	case "Feb":
+		return 2
+	case "Mar":
+		return 3
+	case "Apr":
+		return 4
+	case "May":
+		return 5
+	case "Jun":
+		return 6
+	case "Jul":
+		return 7
+	case "Aug":
+		return 8
+	case "Sep":
+		return 9
+	case "Oct":
+		return 10
+	case "Nov":
+		return 11
+	case "Dec":
+		return 12
+	}
+	return 0
+}
 
 // syslogStampAt parses journalctl's short forms "Nov 20 09:00:01" and "Nov  2 09:00:01.123456".
 func syslogStampAt(b []byte, i int, t *Stamp) (int, bool) {
 	if i+15 > len(b) || b[i+3] != ' ' {
 		return i, false
 	}
-	mo := 0
-	for k, m := range monthAbbr {
-		if b[i] == m[0] && b[i+1] == m[1] && b[i+2] == m[2] {
-			mo = k + 1
-			break
-		}
-	}
+	mo := month(b[i : i+3])
 	if mo == 0 {
 		return i, false
 	}
@@ -135,7 +159,7 @@ func syslogStampAt(b []byte, i int, t *Stamp) (int, bool) {
 		}
 		d = v
 	} else {
-		v, ok := digitsAt(b, i+4, 2)
+		v, ok := twoDigits(b, i+4)
 		if !ok {
 			return i, false
 		}
@@ -155,8 +179,8 @@ func syslogStampAt(b []byte, i int, t *Stamp) (int, bool) {
 
 // vllmStampAt parses vLLM's year-less "11-20 09:00:01[.123]".
 func vllmStampAt(b []byte, i int, t *Stamp) (int, bool) {
-	mo, ok1 := digitsAt(b, i, 2)
-	d, ok2 := digitsAt(b, i+3, 2)
+	mo, ok1 := twoDigits(b, i)
+	d, ok2 := twoDigits(b, i+3)
 	if !ok1 || !ok2 || b[i+2] != '-' || i+5 >= len(b) || b[i+5] != ' ' || !validDate(mo, d) {
 		return i, false
 	}
