@@ -56,6 +56,15 @@ typedef struct {
 
 typedef struct sw_owner sw_owner;
 
+// The owner thread's state for dropping the journal's pages from the RSS (journal_sdtrim.go).
+typedef struct {
+	long file_floor;  // file-backed resident pages after the last trim
+	int statm;        // /proc/self/statm, or -1
+} sw_trimmer;
+
+// sw_trim_before_wait trims when mode > 0, never when mode < 0, and when due when 0.
+void sw_trim_before_wait(sw_trimmer *t, int mode);
+
 int sw_init(void);
 // sw_owner_new starts the thread serving q: writing 1 to *kick (an eventfd) submits q, and
 // the thread writes 1 to *efd (a non-blocking eventfd) after setting q->done.
