@@ -74,9 +74,9 @@ func benchJournal(b *testing.B, n int) string {
 // BenchmarkJournalRead1M reads one unit (250,000 entries) out of a 1,000,000-entry journal
 // with each backend, from open to the last entry, and compares with what an operator would
 // run: `journalctl -D DIR -u UNIT -o cat > /dev/null`. Both are timed in wall time and in CPU
-// time (the process's for sdjournal, whose owner thread reads while this goroutine parses
-// nothing; journalctl's own), best
-// of the runs, journalctl being run between our runs so that both see the same machine load.
+// time (the process's for sdjournal, whose owner thread does the reading; journalctl's own),
+// best of the runs, journalctl being run between our runs so that both see the same machine
+// load.
 // Metrics: entries/s and cpu-entries/s for each, and x-journalctl, the ratio of CPU rates.
 func BenchmarkJournalRead1M(b *testing.B) {
 	const n = 1_000_000

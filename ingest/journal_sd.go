@@ -52,7 +52,8 @@ const sdJournalInvalidate = 2
 //     journalctl. The C read path enumerates the fields once per entry (BenchmarkJournalRead1M);
 //     go-systemd is no longer used, as its calls can only come from Go threads.
 //   - sd_journal_get_cursor formats the cursor with asprintf: about 0.6 µs, a quarter of the
-//     cost of an entry; the cursor is still read for every entry because Entry carries it.
+//     cost of an entry. Following, every entry carries its cursor (the daemon saves it);
+//     reading to the end, only each batch's last one does (sw_batch's sparse mode).
 //   - systemd 250–254 journald truncates a journal file when archiving it (systemd issue
 //     #24320, fixed in 255 by punching holes instead); a reader without a SIGBUS handler
 //     (rsyslog and syslog-ng crashed on 252) may then die of SIGBUS, which Go cannot recover
@@ -62,12 +63,12 @@ const sdJournalInvalidate = 2
 //   - A truncated or foreign file in the directory is skipped by libsystemd without a word:
 //     fileChecker reports it.
 type sdSource struct {
-	o     JournalOptions
-	own   *sdOwner // the thread that owns the handle
-	open_ bool     // a handle is open
-	batch *sdBatch // entries read ahead
-	spare *sdBatch // NoFollow: filled by the thread while batch is served (readAhead)
-	ahead bool     // the thread is filling spare
+	o      JournalOptions
+	own    *sdOwner // the thread that owns the handle
+	opened bool     // a handle is open
+	batch  *sdBatch // entries read ahead
+	spare  *sdBatch // NoFollow: filled by the thread while batch is served (readAhead)
+	ahead  bool     // the thread is filling spare
 	progress
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
@@ -89,11 +90,10 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	if err := sdLibError(); err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
-	own, err := newSDOwner()
+	own, err := newSDOwner(o.NoFollow)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
-	own.sparse = o.NoFollow
 	s := &sdSource{o: o, own: own, files: newFileChecker(o.Dir)}
 	if o.NoFollow {
 		s.batch = newSDBatch(sdBatchRead, sdBufRead)
@@ -122,7 +122,7 @@ func (s *sdSource) release() {
 	if s.spare != nil {
 		s.spare.free()
 	}
-	s.open_ = false
+	s.opened = false
 }
 
 // recycleFollow and recycleBatch are how many entries a handle returns before it is closed and
@@ -158,14 +158,14 @@ func (s *sdSource) Next(e *Entry, wait time.Duration) (bool, error) {
 	for {
 		// At a batch's end only: with NoFollow, entries before a batch's last carry no cursor,
 		// so s.last names the last entry returned only there.
-		if s.open_ && s.sinceOpen >= s.recycleAfter() && s.last != nil && s.batch.pos == s.batch.n {
+		if s.opened && s.sinceOpen >= s.recycleAfter() && s.last != nil && s.batch.pos == s.batch.n {
 			if err := s.recycle(); err != nil {
 				if s.fatal = s.fail(err); s.fatal != nil {
 					return false, s.fatal
 				}
 			}
 		}
-		if !s.open_ {
+		if !s.opened {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(wait)
 			}

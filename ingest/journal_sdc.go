@@ -266,6 +266,8 @@ static int sw_exec(sw_owner *o, sw_req *q) {
 	sd_journal *j = o->j;
 	if (q->op == SW_OP_OPEN)
 		return j ? -EBUSY : sw_open(o, q->s);
+	if (q->op == SW_OP_QUIT && !j)
+		return 0;
 	if (!j)
 		return -EBADF;
 	switch (q->op) {
@@ -311,7 +313,7 @@ static void *sw_main(void *p) {
 			continue;  // EINTR; nothing else can fail on an open eventfd
 		sw_req *q = o->req;
 		int op = __atomic_load_n(&q->op, __ATOMIC_ACQUIRE);
-		q->r = op == SW_OP_QUIT && !o->j ? 0 : sw_exec(o, q);
+		q->r = sw_exec(o, q);
 		__atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
 		uint64_t one = 1;
 		while (write(o->efd, &one, sizeof one) < 0 && errno == EINTR)

@@ -12,7 +12,7 @@ func (s *sdSource) open() error {
 	if err := s.own.open(s.o.Dir, s.o.matches()); err != nil {
 		return fmt.Errorf("ingest: opening %s: %w", s.o.name(), err)
 	}
-	s.open_, s.waited, s.sinceOpen = true, false, 0
+	s.opened, s.waited, s.sinceOpen = true, false, 0
 	s.batch.reset()
 	return nil
 }
@@ -107,9 +107,9 @@ func (s *sdSource) openAtLast(why string) error {
 
 func (s *sdSource) closeHandle() {
 	s.settle()
-	if s.open_ {
+	if s.opened {
 		s.own.closeJournal()
-		s.open_ = false
+		s.opened = false
 	}
 }
 

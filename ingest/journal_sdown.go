@@ -41,15 +41,16 @@ type sdOwner struct {
 	rc   syscall.RawConn
 	req  *C.sw_req // C memory: the thread writes it while the caller is parked
 	busy bool      // a request is in flight (submit without await)
-	// sparse has batch reads format the cursor of their last entry only (NoFollow).
-	sparse bool
 	// trim (tests): 1 drops the journal's pages before every wait, -1 never; 0 (the daemon)
 	// when they grew by SW_TRIM_BYTES.
 	trim int
 }
 
-func newSDOwner() (*sdOwner, error) {
+// newSDOwner starts the thread. sparse has its batch reads format the cursor of their last
+// entry only (for reads to the end; see sw_batch).
+func newSDOwner(sparse bool) (*sdOwner, error) {
 	req := (*C.sw_req)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sw_req{}))))
+	req.sparse = boolInt(sparse)
 	var kick, efd, e C.int
 	c := C.sw_owner_new(req, &kick, &efd, &e)
 	if c == nil {

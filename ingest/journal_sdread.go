@@ -81,7 +81,6 @@ func (b *sdBatch) free() {
 func (o *sdOwner) setBatch(b *sdBatch, advance bool, max int) {
 	q := o.req
 	q.advance, q.max, q.buf, q.cap, q.es = boolInt(advance), C.int(max), nil, 0, nil
-	q.sparse = boolInt(o.sparse)
 	if b != nil && max > 0 {
 		q.buf, q.cap = (*C.char)(unsafe.Pointer(unsafe.SliceData(b.buf))), C.size_t(len(b.buf))
 		q.es = unsafe.SliceData(b.ents)
@@ -108,9 +107,12 @@ func (o *sdOwner) readDone() (r C.int, n int, pending bool) {
 }
 
 // took records what a read into b returned. -ENOBUFS (the first entry alone does not fit)
-// leaves b empty with the handle on that entry: the next readFast grows the buffer.
+// leaves b empty with the handle on that entry and a buffer grown to hold it: the next read
+// gets it.
 func (b *sdBatch) took(r C.int, n int, pending bool) {
 	if r == -C.ENOBUFS && n == 0 {
+		need := int(b.ents[0].need)
+		b.grow(need + need/4)
 		b.pending = true
 		return
 	}
@@ -152,15 +154,9 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		} else {
 			r, n, pending = s.own.read(b, !b.pending, s.batchMax())
 		}
-		if r == -C.ENOBUFS && n == 0 { // the next entry alone is larger than buf: grow, read it again
-			need := int(b.ents[0].need)
-			b.grow(need + need/4)
-			b.pending = true
-			return s.readFast(e)
-		}
 		b.took(r, n, pending)
 		if b.n == 0 {
-			return s.readFast(e) // reports the end or the error
+			return s.readFast(e) // reports the end or the error, or reads into a grown buffer
 		}
 		s.readAhead()
 	}
@@ -181,8 +177,7 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 }
 
 // readAhead has the owner thread fill the spare batch while this one is served, when reading
-// to the end (NoFollow: analyze), where reading and parsing on two threads nearly halves the
-// time. Only after a full batch: an end or an error is served first, and with a resume
+// to the end (NoFollow: analyze), so that reading and parsing overlap on two threads. Only after a full batch: an end or an error is served first, and with a resume
 // pending or faults injected entries come one at a time. Whatever else the source asks of
 // the thread first settles the read-ahead.
 func (s *sdSource) readAhead() {

@@ -1,5 +1,5 @@
 // The C side of the sdjournal backend, shared by the Go files that use it (journal_sdc.go
-// defines everything declared here). See journal_sdown.go for why a C thread owns the handle.
+// defines what is declared here, journal_sdtrim.go the trim). See journal_sdown.go for why a C thread owns the handle.
 #ifndef SPECWATCH_SDJOURNAL_H
 #define SPECWATCH_SDJOURNAL_H
 
