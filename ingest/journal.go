@@ -70,6 +70,12 @@ type JournalOptions struct {
 	// JournalctlPath is the journalctl binary for BackendJournalctl; "" means "journalctl"
 	// on PATH.
 	JournalctlPath string
+	// TrimAfter bounds the journal pages a follow keeps in the process's RSS (sdjournal
+	// backend): libsystemd maps the journal files, and every page it read stays resident while
+	// mapped. Each time these pages grew by TrimAfter bytes they are dropped from the RSS (not
+	// from the page cache). Zero means DefaultTrimAfter; negative never drops them. Smaller
+	// costs CPU: the pages still in use fault in again (see the README's benchmarks).
+	TrimAfter int64
 	// Warn receives what an operator should hear about (a vacuumed cursor, an unreadable
 	// journal file, a reopen after a read error), one sentence each. It is called from the
 	// goroutine calling Next. Nil discards them; Stats counts them either way.
@@ -173,6 +179,21 @@ func (o *JournalOptions) validate() error {
 		return fmt.Errorf("ingest: unknown journal backend %v", o.Backend)
 	}
 	return nil
+}
+
+// DefaultTrimAfter is JournalOptions.TrimAfter's default: following 2,000 lines/s, the
+// daemon's peak RSS stays under 30 MB (bench/live_test.go).
+const DefaultTrimAfter = 4 << 20
+
+// trimAfter resolves TrimAfter: 0 never trims.
+func (o *JournalOptions) trimAfter() int64 {
+	switch {
+	case o.TrimAfter == 0:
+		return DefaultTrimAfter
+	case o.TrimAfter < 0:
+		return 0
+	}
+	return o.TrimAfter
 }
 
 // name is how errors and warnings name the journal.

@@ -94,6 +94,7 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
+	own.trimAfter = o.trimAfter()
 	s := &sdSource{o: o, own: own, files: newFileChecker(o.Dir)}
 	if o.NoFollow {
 		s.batch = newSDBatch(sdBatchRead, sdBufRead)

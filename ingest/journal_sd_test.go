@@ -217,8 +217,9 @@ func journalRSS(t *testing.T) int64 {
 }
 
 // TestSDJournalTrim: following with the journal's pages dropped from the RSS before every
-// wait (sw_trim), every entry still arrives once and in order, and what stays mapped after
-// reading 6 MB of journal is a fraction of what stays mapped without trims.
+// wait (sw_trim), or when they grew by TrimAfter (the daemon's way, behind the fault count),
+// every entry still arrives once and in order, and what stays mapped after reading 6 MB of
+// journal is a fraction of what stays mapped without trims.
 func TestSDJournalTrim(t *testing.T) {
 	j := startJournald(t)
 	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Units: []string{"a.service"}})
@@ -236,12 +237,19 @@ func TestSDJournalTrim(t *testing.T) {
 		expectQuiet(t, src, 100*time.Millisecond) // waits: with trim 1, each trims
 		return journalRSS(t)
 	}
+	if own.trimAfter != DefaultTrimAfter {
+		t.Fatalf("TrimAfter 0 resolved to %d bytes, want DefaultTrimAfter", own.trimAfter)
+	}
 	never := follow(-1, 0, 16000)
 	always := follow(1, 16000, 32000)
-	checkSequence(t, got, 32000)
-	t.Logf("journal files resident: %d KiB without trims, %d KiB trimming before every wait", never>>10, always>>10)
-	if always > never/2 {
-		t.Fatalf("%d KiB of journal files resident with trims, %d KiB without", always>>10, never>>10)
+	own.trimAfter = 256 << 10
+	due := follow(0, 32000, 48000)
+	checkSequence(t, got, 48000)
+	t.Logf("journal files resident: %d KiB without trims, %d KiB trimming before every wait, %d KiB trimming every 256 KiB", never>>10, always>>10, due>>10)
+	if always > never/2 || due > never/2 {
+		t.Fatalf("%d and %d KiB of journal files resident with trims, %d KiB without", always>>10, due>>10, never>>10)
 	}
-	own.trim = 0
+	if off := (&JournalOptions{TrimAfter: -1}).trimAfter(); off != 0 {
+		t.Fatalf("TrimAfter -1 resolved to %d, want 0 (never)", off)
+	}
 }

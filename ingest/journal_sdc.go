@@ -282,7 +282,7 @@ static int sw_exec(sw_owner *o, sw_req *q) {
 	case SW_OP_WAIT: {
 		// Reading right after the wait saves the caller a second request (and the thread a
 		// second wake-up) per poll.
-		sw_trim_before_wait(&o->trim, q->trim);
+		sw_trim_before_wait(&o->trim, q->trim, q->trim_after);
 		int r = sw.wait(j, q->u);
 		q->n = q->pending = 0;
 		if (r >= 0 && q->max > 0)

@@ -42,6 +42,7 @@ typedef struct {
 	size_t slen;
 	uint64_t u;
 	int trim;  // SW_OP_WAIT: 1 trim before waiting even if not due, -1 never (tests), 0 when due
+	long trim_after;  // SW_OP_WAIT: the growth in bytes that makes a trim due
 	// SW_OP_BATCH
 	int advance, max;
 	int sparse;  // format the cursor of the batch's last entry only (see sw_batch)
@@ -60,10 +61,12 @@ typedef struct sw_owner sw_owner;
 typedef struct {
 	long file_floor;  // file-backed resident pages after the last trim
 	int statm;        // /proc/self/statm, or -1
+	long faults;      // this thread's page faults when statm was read last
 } sw_trimmer;
 
-// sw_trim_before_wait trims when mode > 0, never when mode < 0, and when due when 0.
-void sw_trim_before_wait(sw_trimmer *t, int mode);
+// sw_trim_before_wait trims when mode > 0, never when mode < 0, and when mode is 0 once the
+// journal's mapped pages grew by after bytes (after > 0).
+void sw_trim_before_wait(sw_trimmer *t, int mode, long after);
 
 int sw_init(void);
 // sw_owner_new starts the thread serving q: writing 1 to *kick (an eventfd) submits q, and

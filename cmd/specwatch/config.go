@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -44,6 +45,8 @@ type JournalConfig struct {
 	Identifiers []string `yaml:"identifiers"`
 	Backend     string   `yaml:"backend"`
 	Since       string   `yaml:"since"`
+	// TrimMiB is ingest.JournalOptions.TrimAfter in MiB; 0 never trims.
+	TrimMiB int `yaml:"trim_mib"`
 }
 
 // PushConfig configures the VictoriaMetrics push for fleets.
@@ -77,10 +80,14 @@ type ModelConfig struct {
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
 }
 
+// maxTrimMiB caps journal.trim_mib: past libsystemd's 512 MiB of mapped windows a trim would
+// never come.
+const maxTrimMiB = 512
+
 // DefaultConfig is what specwatch does with no file and no flags.
 func DefaultConfig() Config {
 	return Config{
-		Journal:  JournalConfig{Backend: "auto"},
+		Journal:  JournalConfig{Backend: "auto", TrimMiB: ingest.DefaultTrimAfter >> 20},
 		StateDir: "/var/lib/specwatch",
 		Listen:   ":9877",
 		Push:     PushConfig{Interval: 15 * time.Second},
@@ -118,6 +125,9 @@ func (c *Config) Validate() error {
 		if _, err := parseWhen(c.Journal.Since, time.UTC); err != nil {
 			bad("journal.since", "%v", err)
 		}
+	}
+	if c.Journal.TrimMiB < 0 || c.Journal.TrimMiB > maxTrimMiB {
+		bad("journal.trim_mib", "%d: want 0 (never) to %d", c.Journal.TrimMiB, maxTrimMiB)
 	}
 	if c.StateDir == "" {
 		bad("state_dir", "must not be empty (the cursor lives there)")

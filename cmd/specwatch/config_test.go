@@ -28,6 +28,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"push:\n  url: ftp://x\n", "push.url"},
 		{"journal:\n  backend: magic\n", "journal.backend"},
 		{"journal:\n  units: sglang.service\n", "journal.units"},
+		{"journal:\n  trim_mib: -1\n", "journal.trim_mib"},
+		{"journal:\n  trim_mib: 513\n", "journal.trim_mib"},
+		{"journal:\n  trim_mib: 2.5\n", "journal.trim_mib"},
 		{"log:\n  level: loud\n", "log.level"},
 		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},
 		{"model:\n  forecast_contexts: [4096, -1]\n", "model.forecast_contexts[1]"},
@@ -68,6 +71,16 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 	}
 	if cfg.Listen != "127.0.0.1:1" || len(cfg.Journal.Units) != 2 || cfg.Push.Labels["host"] != "gpu07" {
 		t.Errorf("flags not applied: %+v", cfg)
+	}
+	if cfg.Journal.TrimMiB != 4 || trimAfter(cfg.Journal.TrimMiB) != 4<<20 {
+		t.Errorf("default journal.trim_mib %d → %d bytes, want 4 MiB", cfg.Journal.TrimMiB, trimAfter(cfg.Journal.TrimMiB))
+	}
+	f.set["journal-trim-mib"], f.trimMiB = true, 0
+	if err := f.apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Journal.TrimMiB != 0 || trimAfter(cfg.Journal.TrimMiB) >= 0 {
+		t.Errorf("--journal-trim-mib 0: trim_mib %d → TrimAfter %d, want never (negative)", cfg.Journal.TrimMiB, trimAfter(cfg.Journal.TrimMiB))
 	}
 }
 

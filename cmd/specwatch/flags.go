@@ -21,6 +21,7 @@ type runFlags struct {
 	webConfig, pushURL, backend    string
 	logLevel, logFormat, since     string
 	pushInterval                   time.Duration
+	trimMiB                        int
 	set                            map[string]bool
 }
 
@@ -30,6 +31,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
 	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
 	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal or journalctl")
+	fs.IntVar(&f.trimMiB, "journal-trim-mib", 0, "drop the journal pages mapped from RSS each time they grew by this many MiB; 0 never")
 	fs.StringVar(&f.since, "since", "", "with no saved cursor, start here instead of at the tail")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for the journal cursor")
 	fs.StringVar(&f.listen, "listen", "", "HTTP listen address")
@@ -64,6 +66,9 @@ func (f *runFlags) apply(cfg *Config) error {
 		if given(o.name) {
 			*o.dst = o.val
 		}
+	}
+	if given("journal-trim-mib") {
+		cfg.Journal.TrimMiB = f.trimMiB
 	}
 	if given("push-interval") {
 		cfg.Push.Interval = f.pushInterval

@@ -69,7 +69,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		// The journal handle belongs to this goroutine (sdjournal locks it to its thread).
 		src, err := ingest.OpenJournal(ingest.JournalOptions{
 			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
-			Since: since, Cursor: cursor, Backend: backend,
+			Since: since, Cursor: cursor, Backend: backend, TrimAfter: trimAfter(cfg.Journal.TrimMiB),
 			Warn: func(msg string) { log.Warn().Msg(msg) },
 		})
 		if err != nil {
@@ -122,4 +122,12 @@ func daemonGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
+}
+
+// trimAfter turns journal.trim_mib into ingest's TrimAfter, where 0 means the default.
+func trimAfter(mib int) int64 {
+	if mib == 0 {
+		return -1
+	}
+	return int64(mib) << 20
 }
