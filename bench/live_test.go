@@ -24,7 +24,8 @@ import (
 // default 40 s): CPU % of one core from /proc/PID/stat utime+stime deltas, one /metrics scrape
 // every 15 s as Prometheus would. Phase 2 (20 s, same load): every 250 ms an extra decode line
 // with a unique #token on rank "DP9 TP9" is written and /metrics polled every 2 ms until it
-// shows: write → /metrics latency. RSS is VmHWM at the end.
+// shows: write → /metrics latency. RSS is VmHWM at the end. SPECWATCH_LIVE_ARGS adds
+// arguments to `specwatch run` (e.g. "--journal-trim-mib 16").
 //
 //	SPECWATCH_BIN=/tmp/specwatch-bench/specwatch SPECWATCH_LIVE_LINES=/tmp/specwatch-bench/unit.txt \
 //	    go test -run TestLive -v -timeout 5m ./bench/
@@ -52,8 +53,9 @@ func TestLive(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "run", "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", t.TempDir(),
-		"--listen", addr, "--log-format", "json")
+	args := []string{"run", "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", t.TempDir(),
+		"--listen", addr, "--log-format", "json"}
+	cmd := exec.Command(bin, append(args, strings.Fields(os.Getenv("SPECWATCH_LIVE_ARGS"))...)...)
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
