@@ -2,7 +2,7 @@
 # Side-by-side benchmark: specwatch vs mtail and journalctl on the same 1M-record sim.Mixed
 # corpus (text file and real journal file). Usage, from anywhere:
 #
-#   bench/run.sh                 # RUNS=5 LINES=1000000 LIVE=1 LIVE_RUNS=3 TRIMS="4 16 0" BENCH_DIR=/tmp/specwatch-bench
+#   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 LIVE=1 LIVE_RUNS=3 TRIMS="4 16 0" BENCH_DIR=/tmp/specwatch-bench
 #
 # Everything it builds, downloads or generates lives in $BENCH_DIR (the corpus is cached there).
 # It first checks that specwatch and mtail agree (samples and last commit length per series)
@@ -43,6 +43,11 @@ JD=$C/journal
 NUNIT=$(cat "$C/unit-entries")
 NTXT=$(wc -l < "$TXT")
 
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$ROOT" diff --quiet HEAD -- . ':!bench' 2>/dev/null || REV="$REV+dirty"
+
+# TEXT=0 skips the text and journal parts (agreement and timing): the live part alone.
+if [ "${TEXT:-1}" = 1 ]; then
 # --- agreement before any timing ---------------------------------------------------------------
 echo "## Agreement: text file ($NTXT lines)"
 "$SW" analyze --format json "$TXT" > "$W/agree-sw.json"
@@ -87,8 +92,6 @@ for ((i = 1; i <= RUNS; i++)); do
 done
 
 # --- report ------------------------------------------------------------------------------------
-REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$ROOT" diff --quiet HEAD -- . ':!bench' 2>/dev/null || REV="$REV+dirty"
 python3 - "$R" "$NTXT" "$NUNIT" > "$W/results.md" <<PY
 import sys, statistics as st
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])]
@@ -128,6 +131,10 @@ print('| journal: ≥ 1.3× entries/s of journalctl -o cat | %.2f× | %s |' % (r
 a, b = st.median(sw['m']) / 1024, st.median(mt['m']) / 1024
 print('| text: peak RSS ≤ mtail | %.1f MB vs %.1f MB | %s |' % (a, b, 'yes' if a <= b else '**no**'))
 PY
+else
+	[ -s "$W/unit.txt" ] || journalctl -D "$JD" -u $UNIT -o cat > "$W/unit.txt"
+	echo "Live part only (TEXT=0): specwatch $REV ($(go env GOVERSION)), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)." > "$W/results.md"
+fi
 
 # --- live (LIVE=0 skips): private journald at 2,000 lines/s, specwatch run following it ----------
 # LIVE_RUNS runs for each journal.trim_mib in TRIMS (the first is the default, whose medians go
