@@ -68,7 +68,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
-		// The journal handle belongs to this goroutine (sdjournal locks it to its thread).
+		// Only this goroutine reads the source (the sdjournal handle itself lives on a C thread).
 		src, err := ingest.OpenJournal(ingest.JournalOptions{
 			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Since: since, Cursor: cursor, Backend: backend, TrimAfter: trimAfter(cfg.Journal.TrimMiB),
@@ -138,7 +138,8 @@ func daemonProcs() {
 	}
 }
 
-// trimAfter turns journal.trim_mib into ingest's TrimAfter, where 0 means the default.
+// trimAfter turns journal.trim_mib (0: never) into ingest's TrimAfter, where 0 would mean the
+// default and never is negative.
 func trimAfter(mib int) int64 {
 	if mib == 0 {
 		return -1
