@@ -103,7 +103,7 @@ func TestJournalReadAhead(t *testing.T) {
 		// Where Next recycles: at a batch's end (the only entries with a cursor when reading
 		// to the end), with the next batch being read ahead.
 		if len(got) >= sdBatchRead && !recycled && s.batch.pos == s.batch.n {
-			if !s.ahead {
+			if !s.own.busy {
 				t.Fatalf("no read-ahead in flight after %d entries", len(got))
 			}
 			if len(e.Cursor) == 0 {

@@ -20,10 +20,11 @@ const sdJournalInvalidate = 2
 //
 // Following: when Next finds no entry it has the thread block in sd_journal_wait (inotify)
 // for at most the caller's wait and read what arrived, in one request; there is no polling
-// loop here (the daemon's short waits while entries flow are its own choice). SD_JOURNAL_INVALIDATE (files added or removed:
-// rotation, vacuuming, a journald restart) needs nothing but reading on: sd-journal keeps its
-// position as a location (seqnum, boot, monotonic and realtime stamps), not as a file offset;
-// an entry equal to the last one returned is still skipped (Duplicates) as a safety net.
+// loop here (the daemon's short waits while entries flow are its own choice).
+// SD_JOURNAL_INVALIDATE (files added or removed: rotation, vacuuming, a journald restart)
+// needs nothing but reading on: sd-journal keeps its position as a location (seqnum, boot,
+// monotonic and realtime stamps), not as a file offset; an entry equal to the last one
+// returned is still skipped (Duplicates) as a safety net.
 //
 // Errors: when moving to the next entry or waiting fails (EBADMSG, EIO, EADDRNOTAVAIL from a
 // damaged file), the handle is closed and reopened after a backoff, seeking to the last
@@ -68,7 +69,6 @@ type sdSource struct {
 	opened bool     // a handle is open
 	batch  *sdBatch // entries read ahead
 	spare  *sdBatch // NoFollow: filled by the thread while batch is served (readAhead)
-	ahead  bool     // the thread is filling spare
 	progress
 	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
 	badAt     []byte // s.last when a field read failed; a second failure there skips the entry
@@ -94,7 +94,7 @@ func openSDJournal(o JournalOptions) (JournalSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
-	own.trimAfter = o.trimAfter()
+	own.setTrimAfter(o.trimAfter())
 	s := &sdSource{o: o, own: own, files: newFileChecker(o.Dir)}
 	if o.NoFollow {
 		s.batch = newSDBatch(sdBatchRead, sdBufRead)

@@ -226,24 +226,23 @@ func TestSDJournalTrim(t *testing.T) {
 	own := src.(*sdSource).own
 	pad := bytes.Repeat([]byte("p"), 300)
 	var got []owned
-	follow := func(trim, from, to int) int64 {
-		own.trim = trim
+	follow := func(trimAfter int64, from, to int) int64 {
+		own.setTrimAfter(trimAfter)
 		for i := from; i < to; i += 2000 {
 			for k := i; k < i+2000; k++ {
 				j.Write("a.service", "a", append(append([]byte{}, pad...), numbered(" line", k)...))
 			}
 			got = append(got, readN(t, src, 2000, 30*time.Second)...)
 		}
-		expectQuiet(t, src, 100*time.Millisecond) // waits: with trim 1, each trims
+		expectQuiet(t, src, 100*time.Millisecond) // waits: with trimAfter -1, each trims
 		return journalRSS(t)
 	}
-	if own.trimAfter != DefaultTrimAfter {
-		t.Fatalf("TrimAfter 0 resolved to %d bytes, want DefaultTrimAfter", own.trimAfter)
+	if got := int64(own.req.trim_after); got != DefaultTrimAfter {
+		t.Fatalf("TrimAfter 0 resolved to %d bytes, want DefaultTrimAfter", got)
 	}
-	never := follow(-1, 0, 16000)
-	always := follow(1, 16000, 32000)
-	own.trimAfter = 256 << 10
-	due := follow(0, 32000, 48000)
+	never := follow(0, 0, 16000)
+	always := follow(-1, 16000, 32000)
+	due := follow(256<<10, 32000, 48000)
 	checkSequence(t, got, 48000)
 	t.Logf("journal files resident: %d KiB without trims, %d KiB trimming before every wait, %d KiB trimming every 256 KiB", never>>10, always>>10, due>>10)
 	if always > never/2 || due > never/2 {

@@ -237,6 +237,7 @@ static int sw_batch(sd_journal *j, sw_req *q) {
 	}
 	return r;
 }
+
 struct sw_owner {
 	pthread_t th;
 	sw_req *req;  // the one request, rewritten by Go before each kick
@@ -282,7 +283,7 @@ static int sw_exec(sw_owner *o, sw_req *q) {
 	case SW_OP_WAIT: {
 		// Reading right after the wait saves the caller a second request (and the thread a
 		// second wake-up) per poll.
-		sw_trim_before_wait(&o->trim, q->trim, q->trim_after);
+		sw_trim_before_wait(&o->trim, q->trim_after);
 		int r = sw.wait(j, q->u);
 		q->n = q->pending = 0;
 		if (r >= 0 && q->max > 0)

@@ -41,10 +41,6 @@ type sdOwner struct {
 	rc   syscall.RawConn
 	req  *C.sw_req // C memory: the thread writes it while the caller is parked
 	busy bool      // a request is in flight (submit without await)
-	// trim (tests): 1 drops the journal's pages before every wait, -1 never; 0 (the daemon)
-	// when they grew by trimAfter bytes (0: never).
-	trim      int
-	trimAfter int64
 }
 
 // newSDOwner starts the thread. sparse has its batch reads format the cursor of their last
@@ -193,13 +189,17 @@ func (o *sdOwner) testCursor(c string) bool { return o.callString(C.SW_OP_TEST_C
 func (o *sdOwner) wait(d time.Duration, b *sdBatch, max int) (r, br C.int, n int, pending bool) {
 	q := o.req
 	q.u = C.uint64_t(d / time.Microsecond)
-	q.trim, q.trim_after = C.int(o.trim), C.long(o.trimAfter)
 	o.setBatch(b, true, max)
 	r = o.call(C.SW_OP_WAIT)
 	br, n, pending = q.br, int(q.n), q.pending != 0
 	o.setBatch(nil, false, 0)
 	return r, br, n, pending
 }
+
+// setTrimAfter sets when the thread drops the journal's pages from the RSS before a wait:
+// once they grew by after bytes; 0 never; negative before every wait (tests). It writes the
+// request, so it may only run between requests.
+func (o *sdOwner) setTrimAfter(after int64) { o.req.trim_after = C.long(after) }
 
 func (o *sdOwner) closeJournal() { o.call(C.SW_OP_CLOSE) }
 

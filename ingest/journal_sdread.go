@@ -146,9 +146,8 @@ func (s *sdSource) readFast(e *Entry) (bool, error) {
 		var r C.int
 		var n int
 		var pending bool
-		if s.ahead { // the spare batch was being filled while b was served
+		if s.own.busy { // the spare batch was being filled while b was served
 			r, n, pending = s.own.readDone()
-			s.ahead = false
 			s.batch, s.spare = s.spare, s.batch
 			b = s.batch
 		} else {
@@ -189,16 +188,15 @@ func (s *sdSource) readAhead() {
 		s.spare = newSDBatch(len(b.ents), len(b.buf))
 	}
 	s.spare.reset()
-	s.own.readAhead(s.spare, !b.pending, len(s.spare.ents))
-	s.ahead = true
+	s.own.readAhead(s.spare, !b.pending, len(s.spare.ents)) // in flight: s.own.busy
 }
 
 // settle waits for a read-ahead and drops it: the handle is about to be moved or closed, and
-// the next read starts again after the last entry returned.
+// the next read starts again after the last entry returned. Every other request is awaited
+// where it is made, so a request in flight between calls is a read-ahead.
 func (s *sdSource) settle() {
-	if s.ahead {
+	if s.own.busy {
 		s.own.readDone()
-		s.ahead = false
 		s.spare.reset()
 	}
 }

@@ -1,5 +1,6 @@
 // The C side of the sdjournal backend, shared by the Go files that use it (journal_sdc.go
-// defines what is declared here, journal_sdtrim.go the trim). See journal_sdown.go for why a C thread owns the handle.
+// defines what is declared here, journal_sdtrim.go the trim). See journal_sdown.go for why a
+// C thread owns the handle.
 #ifndef SPECWATCH_SDJOURNAL_H
 #define SPECWATCH_SDJOURNAL_H
 
@@ -41,8 +42,7 @@ typedef struct {
 	const char *s;
 	size_t slen;
 	uint64_t u;
-	int trim;  // SW_OP_WAIT: 1 trim before waiting even if not due, -1 never (tests), 0 when due
-	long trim_after;  // SW_OP_WAIT: the growth in bytes that makes a trim due
+	long trim_after;  // SW_OP_WAIT: see sw_trim_before_wait (set by Go's setTrimAfter, not per wait)
 	// SW_OP_BATCH
 	int advance, max;
 	int sparse;  // format the cursor of the batch's last entry only (see sw_batch)
@@ -64,9 +64,9 @@ typedef struct {
 	long faults;      // this thread's page faults when statm was read last
 } sw_trimmer;
 
-// sw_trim_before_wait trims when mode > 0, never when mode < 0, and when mode is 0 once the
-// journal's mapped pages grew by after bytes (after > 0).
-void sw_trim_before_wait(sw_trimmer *t, int mode, long after);
+// sw_trim_before_wait drops the journal's pages once they grew by after bytes; never when after
+// is 0; every time when it is negative (tests).
+void sw_trim_before_wait(sw_trimmer *t, long after);
 
 int sw_init(void);
 // sw_owner_new starts the thread serving q: writing 1 to *kick (an eventfd) submits q, and
