@@ -18,6 +18,9 @@ const (
 	BackendSDJournal
 	// BackendJournalctl runs `journalctl -o export --follow` and parses its output.
 	BackendJournalctl
+	// BackendNative reads the journal files itself (journal_native.go): no libsystemd, no
+	// mapped pages in the RSS, no extra thread.
+	BackendNative
 )
 
 func (b Backend) String() string {
@@ -28,18 +31,20 @@ func (b Backend) String() string {
 		return "sdjournal"
 	case BackendJournalctl:
 		return "journalctl"
+	case BackendNative:
+		return "native"
 	}
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
 // ParseBackend reads a Backend from its String form, for flags and configuration files.
 func ParseBackend(s string) (Backend, error) {
-	for _, b := range []Backend{BackendAuto, BackendSDJournal, BackendJournalctl} {
+	for _, b := range []Backend{BackendAuto, BackendSDJournal, BackendJournalctl, BackendNative} {
 		if s == b.String() {
 			return b, nil
 		}
 	}
-	return 0, fmt.Errorf("ingest: unknown journal backend %q (want auto, sdjournal or journalctl)", s)
+	return 0, fmt.Errorf("ingest: unknown journal backend %q (want auto, sdjournal, journalctl or native)", s)
 }
 
 // JournalOptions say which journal to follow, which entries, and where to start.
@@ -156,6 +161,8 @@ func OpenJournal(opts JournalOptions) (JournalSource, error) {
 		return openSDJournal(opts)
 	case BackendJournalctl:
 		return openJournalctl(opts)
+	case BackendNative:
+		return openNative(opts)
 	}
 	if sdJournalAvailable() == nil {
 		return openSDJournal(opts)
@@ -175,7 +182,7 @@ func (o *JournalOptions) validate() error {
 			}
 		}
 	}
-	if o.Backend < BackendAuto || o.Backend > BackendJournalctl {
+	if o.Backend < BackendAuto || o.Backend > BackendNative {
 		return fmt.Errorf("ingest: unknown journal backend %v", o.Backend)
 	}
 	return nil

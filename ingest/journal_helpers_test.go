@@ -11,11 +11,11 @@ import (
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
-// journalBackends are the backends every journal test runs with: journalctl always, sdjournal
-// when this build has it (cgo). Each runs as a subtest named after it.
+// journalBackends are the backends every journal test runs with: journalctl and native always,
+// sdjournal when this build has it (cgo). Each runs as a subtest named after it.
 func journalBackends(t *testing.T, f func(t *testing.T, b Backend)) {
 	t.Helper()
-	for _, b := range []Backend{BackendSDJournal, BackendJournalctl} {
+	for _, b := range []Backend{BackendSDJournal, BackendJournalctl, BackendNative} {
 		t.Run(b.String(), func(t *testing.T) {
 			if b == BackendSDJournal {
 				if err := SDJournalAvailable(); err != nil {

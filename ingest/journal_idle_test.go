@@ -56,7 +56,7 @@ func TestJournalIdle(t *testing.T) {
 		var e Entry
 		src.Next(&e, 100*time.Millisecond) // settle: first sd_journal_wait sets up inotify
 
-		task := ""
+		task := "/proc/self" // native: no thread or process of its own
 		switch s := src.(type) {
 		case *ctlSource:
 			task = fmt.Sprintf("/proc/%d", s.p.cmd.Process.Pid)
@@ -75,7 +75,7 @@ func TestJournalIdle(t *testing.T) {
 		waits, cpu := src.Stats().Waits-waits0, processCPU()-cpu0
 		secs := elapsed.Seconds()
 		t.Logf("%s idle %.1fs: %d waits (%.2f/s); %s: %d wake-ups (%.2f/s), %v CPU; test process CPU %v (%.2f%% of a core)",
-			b, secs, waits, float64(waits)/secs, map[bool]string{true: "journalctl", false: "reading thread"}[b == BackendJournalctl],
+			b, secs, waits, float64(waits)/secs, map[Backend]string{BackendJournalctl: "journalctl", BackendSDJournal: "reading thread", BackendNative: "test process"}[b],
 			w1-w0, float64(w1-w0)/secs, c1-c0, cpu, 100*cpu.Seconds()/secs)
 		if float64(waits) > secs+2 {
 			t.Errorf("%d waits in %.1fs: more than one per second", waits, secs)

@@ -117,9 +117,9 @@ func (c *Config) Validate() error {
 	var errs []string
 	bad := func(key, format string, args ...any) { errs = append(errs, key+": "+fmt.Sprintf(format, args...)) }
 	switch c.Journal.Backend {
-	case "auto", "sdjournal", "journalctl":
+	case "auto", "sdjournal", "journalctl", "native":
 	default:
-		bad("journal.backend", "%q: want auto, sdjournal or journalctl", c.Journal.Backend)
+		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
 	}
 	if c.Journal.Since != "" {
 		if _, err := parseWhen(c.Journal.Since, time.UTC); err != nil {

@@ -30,7 +30,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.units, "unit", "journal match on _SYSTEMD_UNIT (repeatable, ORed)")
 	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
 	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
-	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal or journalctl")
+	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal, journalctl or native")
 	fs.IntVar(&f.trimMiB, "journal-trim-mib", 0, "drop the mapped journal pages from RSS each time they grew by this many MiB (default 4; 0 never)")
 	fs.StringVar(&f.since, "since", "", "with no saved cursor, start here instead of at the tail")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for the journal cursor")

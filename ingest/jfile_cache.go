@@ -1,0 +1,94 @@
+package ingest
+
+// blockCache keeps recently read blocks of one journal file, so that the objects entries share
+// (a unit's, a host's fields; a repeated message, stored once) cost a map lookup instead of a
+// read. Bounded: slots × jblockSize bytes, evicted by the clock algorithm.
+//
+// A block read while journald was still writing near it may hold zeros where objects appeared
+// later. Each block remembers the file's safe offset when read (jfile.safe): an object at or
+// below it was complete then; one above it is read afresh.
+type blockCache struct {
+	idx   map[uint64]int // block number → slot
+	slots []cblock
+	hand  int
+}
+
+type cblock struct {
+	num  uint64
+	data []byte // up to jblockSize; shorter at the end of the file
+	safe uint64
+	ref  bool
+	used bool
+}
+
+// jblockSize is the unit of reading: a following daemon reads the few kilobytes journald
+// appended since the last poll, and a read to the end gets 64 KiB at a time from blocks of
+// this size without a cost per byte beyond the copy.
+const jblockSize = 16 << 10
+
+func newBlockCache(slots int) blockCache {
+	return blockCache{idx: make(map[uint64]int, slots), slots: make([]cblock, slots)}
+}
+
+// get returns the n bytes at off when they lie within one block, reading the block if it is
+// missing or stale; nil when they straddle blocks or the file ends before them.
+func (c *blockCache) get(j *jfile, off, n uint64) []byte {
+	num, in := off/jblockSize, off%jblockSize
+	if in+n > jblockSize {
+		return nil
+	}
+	if s, ok := c.idx[num]; ok {
+		b := &c.slots[s]
+		if off <= b.safe && in+n <= uint64(len(b.data)) {
+			b.ref = true
+			return b.data[in : in+n]
+		}
+		if !c.load(j, b) || in+n > uint64(len(b.data)) {
+			return nil
+		}
+		return b.data[in : in+n]
+	}
+	s := c.victim()
+	b := &c.slots[s]
+	if b.used {
+		delete(c.idx, b.num)
+	}
+	*b = cblock{num: num, data: b.data}
+	if !c.load(j, b) {
+		return nil
+	}
+	b.used = true
+	c.idx[num] = s
+	if in+n > uint64(len(b.data)) {
+		return nil
+	}
+	return b.data[in : in+n]
+}
+
+// load (re)reads block b; false on a read error (the caller reads directly and reports it).
+func (c *blockCache) load(j *jfile, b *cblock) bool {
+	if cap(b.data) < jblockSize {
+		b.data = make([]byte, jblockSize)
+	}
+	b.data = b.data[:jblockSize]
+	got, err := j.pread(b.data, int64(b.num*jblockSize))
+	if err != nil || got < 0 {
+		b.data = b.data[:0]
+		return false
+	}
+	b.data, b.safe, b.ref = b.data[:got], j.safe, true
+	return true
+}
+
+// victim picks a slot: a free one, else the first not referenced since the hand last passed.
+func (c *blockCache) victim() int {
+	for {
+		b := &c.slots[c.hand]
+		s := c.hand
+		c.hand = (c.hand + 1) % len(c.slots)
+		if !b.used || !b.ref {
+			return s
+		}
+		b.ref = false
+	}
+}

@@ -1,0 +1,346 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+)
+
+// nativeSource reads journal files itself (jfile), without libsystemd or journalctl: entries
+// of every file merged in journal order, the matches applied per entry, cursors in
+// sd_journal_get_cursor's exact format (so a CursorStore's cursor moves between backends).
+//
+// Following: each poll re-reads the header of the files journald may still write (a pread of
+// 184 bytes) and reads what was linked since; inotify (dirwatch) says when a file changed or
+// the directory did (rotation, vacuuming, a journald restart). A file journald no longer
+// writes (renamed to an archive name, marked dirty, deleted) is read to its end and closed.
+//
+// Order across files: journald links entries one at a time, so a snapshot of several files'
+// headers is consistent only when nothing was linked while it was taken; with two or more
+// files still written the snapshot is taken twice until both agree (takeSnapshot). Otherwise an
+// entry could be returned before an older one of another file, and a restart saved in
+// between would skip the older one.
+//
+// Errors: an entry whose objects cannot be read is skipped and counted Unreadable; a file
+// whose entry arrays are damaged is read up to the damage, reported (BadFiles) and closed; a
+// header that cannot be read is retried with the shared backoff and ends in an error when it
+// stays unreadable.
+type nativeSource struct {
+	o     JournalOptions
+	dirs  []string
+	files []*jfile
+	watch *dirWatch
+	check *fileChecker
+	progress
+	stats  JournalStats
+	closed bool
+	fatal  error
+	start  func(j *jfile) error // positions a file found at open (cursor, Since, tail)
+	loaded bool                 // the first scan is done: files found later start at their head
+	items  []uint64
+	out    []byte // the returned entry's fields and cursor
+	blocks int
+	skip   map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
+}
+
+// Cache sizes: following, 128 blocks of 16 KiB (2 MiB) hold the fields entries share and the
+// newest appends; reading to the end, a larger cache keeps more of a big file's shared fields.
+const (
+	nativeBlocksFollow = 128
+	nativeBlocksRead   = 512
+)
+
+func openNative(o JournalOptions) (JournalSource, error) {
+	s := &nativeSource{o: o, check: newFileChecker(o.Dir), blocks: nativeBlocksFollow, skip: map[string]uint64{}}
+	s.stats.Backend = BackendNative
+	if o.NoFollow {
+		s.blocks = nativeBlocksRead
+	}
+	s.dirs = s.check.dirs
+	if !o.NoFollow {
+		w, err := newDirWatch()
+		if err != nil {
+			return nil, fmt.Errorf("ingest: native backend: %w", err)
+		}
+		s.watch = w
+	}
+	if err := s.position(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.scan(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("ingest: opening %s: %w", o.name(), err)
+	}
+	s.loaded = true
+	if len(s.files) == 0 && s.watch == nil {
+		if _, err := os.Stat(s.dirOrDefault()); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("ingest: opening %s: %w", o.name(), err)
+		}
+	}
+	return s, nil
+}
+
+func (s *nativeSource) dirOrDefault() string {
+	if len(s.dirs) > 0 {
+		return s.dirs[0]
+	}
+	return "/var/log/journal"
+}
+
+// position decides where the files found at open start: after the saved cursor, at Since,
+// or at their end (the tail).
+func (s *nativeSource) position() error {
+	if c := s.o.Cursor; c != "" {
+		p, ok := parseCursor([]byte(c))
+		if ok {
+			s.resume = resumePoint{cursor: c, fromStore: true}
+			id := string(p.seqnumID)
+			s.start = func(j *jfile) error {
+				if hex.EncodeToString(j.seqID[:]) == id {
+					return j.bisect(func(h *jentry) bool { return h.seqnum >= p.seqnum })
+				}
+				return j.bisect(func(h *jentry) bool { return h.realtime >= p.realtime })
+			}
+			return nil
+		}
+		s.stats.CursorMissing++
+		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
+	}
+	if !s.o.Since.IsZero() {
+		t := uint64(s.o.Since.UnixMicro())
+		s.start = func(j *jfile) error { return j.bisect(func(h *jentry) bool { return h.realtime >= t }) }
+		return nil
+	}
+	s.start = func(j *jfile) error { j.seekIndex(j.n); return nil }
+	return nil
+}
+
+func (s *nativeSource) startName() string {
+	if !s.o.Since.IsZero() {
+		return s.o.Since.Format(time.RFC3339Nano)
+	}
+	return "the tail"
+}
+
+// Next implements JournalSource.
+func (s *nativeSource) Next(e *Entry, wait time.Duration) (bool, error) {
+	switch {
+	case s.closed:
+		return false, ErrJournalClosed
+	case s.fatal != nil:
+		return false, s.fatal
+	}
+	var deadline time.Time
+	polled := false
+	for {
+		if ok := s.step(e); ok {
+			return true, nil
+		}
+		if s.o.NoFollow {
+			return false, io.EOF
+		}
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(wait)
+		}
+		if polled {
+			rem := deadline.Sub(now)
+			if rem <= 0 {
+				return false, nil
+			}
+			s.stats.Waits++
+			s.watch.wait(rem)
+		}
+		polled = true
+		if err := s.poll(); err != nil {
+			if s.fatal = s.retry.failed(err, time.Now()); s.fatal != nil {
+				return false, s.fatal
+			}
+			s.o.warn("%s: %v; retrying", s.o.name(), err)
+		}
+	}
+}
+
+// step returns the next matching entry of the current snapshot, false when there is none.
+func (s *nativeSource) step(e *Entry) bool {
+	for {
+		j := s.earliest()
+		if j == nil {
+			return false
+		}
+		ok, err := s.read(j, e)
+		j.advance()
+		if err != nil {
+			s.stats.Unreadable++
+			s.o.warn("%s: skipping an unreadable entry: %v", s.o.name(), err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		same := s.resume.pending() && bytes.Equal(e.Cursor, []byte(s.resume.cursor))
+		if s.admit(e.Cursor, same, &s.o, &s.stats) {
+			return true
+		}
+	}
+}
+
+// earliest peeks every file with entries left in its snapshot and returns the one whose next
+// entry comes first in journal order; nil when no file has any.
+func (s *nativeSource) earliest() *jfile {
+	var best *jfile
+	for _, j := range s.files {
+		if !j.pending() || j.broken {
+			continue
+		}
+		if err := j.peek(); err != nil {
+			s.damaged(j, err)
+			continue
+		}
+		if j.bound != 0 && j.head.seqnum > j.bound {
+			continue // wait for the next snapshot (poll)
+		}
+		if best == nil || before(&j.head, j, &best.head, best) {
+			best = j
+		}
+	}
+	return best
+}
+
+// before is sd-journal's order: by sequence number within one writer's sequence, else by
+// monotonic time within one boot, else by wall-clock time.
+func before(a *jentry, af *jfile, b *jentry, bf *jfile) bool {
+	switch {
+	case af.seqID == bf.seqID && a.seqnum != b.seqnum:
+		return a.seqnum < b.seqnum
+	case a.boot == b.boot && a.monotonic != b.monotonic:
+		return a.monotonic < b.monotonic
+	case a.realtime != b.realtime:
+		return a.realtime < b.realtime
+	}
+	return a.xor < b.xor
+}
+
+// damaged stops reading a file whose entry arrays cannot be followed any more.
+func (s *nativeSource) damaged(j *jfile, err error) {
+	j.broken = true
+	s.stats.BadFiles++
+	s.o.warn("%s: %v; the rest of this file is skipped", s.o.name(), err)
+}
+
+// read fills e from j's peeked entry; false when it does not match.
+func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
+	var err error
+	s.items, err = j.items(s.items[:0])
+	if err != nil {
+		return false, err
+	}
+	var msg, host, unit, ident [2]int
+	haveUnit := false
+	s.out = s.out[:0]
+	for _, off := range s.items {
+		p, err := j.payload(off)
+		if err != nil {
+			return false, err
+		}
+		var dst *[2]int
+		var v []byte
+		switch {
+		case hasField(p, "MESSAGE="):
+			dst, v = &msg, p[len("MESSAGE="):]
+		case hasField(p, "_HOSTNAME="):
+			dst, v = &host, p[len("_HOSTNAME="):]
+		case hasField(p, "_SYSTEMD_UNIT="):
+			dst, v, haveUnit = &unit, p[len("_SYSTEMD_UNIT="):], true
+		case hasField(p, "SYSLOG_IDENTIFIER="):
+			dst, v = &ident, p[len("SYSLOG_IDENTIFIER="):]
+		default:
+			continue
+		}
+		dst[0] = len(s.out)
+		s.out = append(s.out, v...)
+		dst[1] = len(s.out)
+	}
+	if !s.matches(s.out[unit[0]:unit[1]], haveUnit, s.out[ident[0]:ident[1]]) {
+		return false, nil
+	}
+	if !haveUnit {
+		unit = ident
+	}
+	c := len(s.out)
+	s.out = appendCursor(s.out, j)
+	*e = Entry{
+		Time:    int64(j.head.realtime),
+		Host:    s.out[host[0]:host[1]:host[1]],
+		Unit:    s.out[unit[0]:unit[1]:unit[1]],
+		Message: s.out[msg[0]:msg[1]:msg[1]],
+		Cursor:  s.out[c:],
+	}
+	return true, nil
+}
+
+func hasField(p []byte, prefix string) bool {
+	return len(p) >= len(prefix) && string(p[:len(prefix)]) == prefix
+}
+
+// matches applies the options' matches: any unit or any identifier; everything when none.
+func (s *nativeSource) matches(unit []byte, haveUnit bool, ident []byte) bool {
+	if len(s.o.Units) == 0 && len(s.o.Identifiers) == 0 {
+		return true
+	}
+	if haveUnit {
+		for _, u := range s.o.Units {
+			if string(unit) == u {
+				return true
+			}
+		}
+	}
+	for _, id := range s.o.Identifiers {
+		if string(ident) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// appendCursor formats the peeked entry's cursor exactly as sd_journal_get_cursor does.
+func appendCursor(b []byte, j *jfile) []byte {
+	h := &j.head
+	b = append(b, "s="...)
+	b = hex.AppendEncode(b, j.seqID[:])
+	b = append(b, ";i="...)
+	b = strconv.AppendUint(b, h.seqnum, 16)
+	b = append(b, ";b="...)
+	b = hex.AppendEncode(b, h.boot[:])
+	b = append(b, ";m="...)
+	b = strconv.AppendUint(b, h.monotonic, 16)
+	b = append(b, ";t="...)
+	b = strconv.AppendUint(b, h.realtime, 16)
+	b = append(b, ";x="...)
+	return strconv.AppendUint(b, h.xor, 16)
+}
+
+// Close implements JournalSource.
+func (s *nativeSource) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for _, j := range s.files {
+		j.close()
+	}
+	s.files = nil
+	if s.watch != nil {
+		s.watch.close()
+	}
+	return nil
+}
+
+// Stats implements JournalSource.
+func (s *nativeSource) Stats() JournalStats { return s.stats }

@@ -1,0 +1,170 @@
+package ingest
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// scan finds the journal files: opens new ones, retires those journald no longer writes, and
+// reports damaged ones (fileChecker).
+func (s *nativeSource) scan() error {
+	found := map[uint64]string{}
+	var paths []string
+	for _, d := range s.dirs {
+		s.watch.addDir(d)
+		for _, p := range journalFiles(d) {
+			var st syscall.Stat_t
+			if syscall.Stat(p, &st) != nil {
+				continue
+			}
+			found[st.Ino] = p
+			paths = append(paths, p)
+			s.watch.addDir(filepath.Dir(p))
+		}
+	}
+	changed := false
+	known := map[uint64]bool{}
+	for _, j := range s.files {
+		known[j.ino] = true
+		p, ok := found[j.ino]
+		if ok {
+			j.path = p // renamed when archived
+		}
+		if !j.retired && (!ok || !activeJournalName(p)) {
+			s.retire(j)
+			changed = true
+		}
+	}
+	for p, ino := range s.skip {
+		if found[ino] != p {
+			delete(s.skip, p) // gone: a new file there is new
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		var st syscall.Stat_t
+		if syscall.Stat(p, &st) != nil || known[st.Ino] || s.skip[p] == st.Ino {
+			continue
+		}
+		j, err := openJFile(p, s.blocks, !s.o.NoFollow)
+		if err != nil {
+			s.skip[p] = st.Ino // damage is reported by the fileChecker; unsupported here
+			if errors.Is(err, errJournalUnsupported) {
+				s.stats.BadFiles++
+				s.o.warn("%s: %v; the file is skipped (the sdjournal backend reads it)", s.o.name(), err)
+			}
+			continue
+		}
+		j.ino = st.Ino
+		if !activeJournalName(p) {
+			j.retired, j.final = true, true
+		} else {
+			j.wd = s.watch.addFile(p)
+		}
+		if !s.loaded {
+			if err := s.start(j); err != nil {
+				s.damaged(j, err)
+			}
+		}
+		s.files = append(s.files, j)
+		changed = true
+	}
+	if s.loaded && changed {
+		s.stats.Invalidations++
+	}
+	for _, msg := range s.check.scan(time.Now()) {
+		s.stats.BadFiles++
+		s.o.warn("%s", msg)
+	}
+	return nil
+}
+
+// activeJournalName says whether journald may still write the file named p: archived files
+// have "@" in their name, and files it found dirty are renamed with a "~" suffix.
+func activeJournalName(p string) bool {
+	b := filepath.Base(p)
+	return !strings.Contains(b, "@") && !strings.HasSuffix(b, "~")
+}
+
+// retire marks j as no longer written; one more header read gives its final entry count.
+func (s *nativeSource) retire(j *jfile) {
+	j.retired = true
+	s.watch.rmFile(j.wd)
+}
+
+// poll takes a new snapshot of the files' headers, after a directory scan when the
+// directory changed. With several files being written, it bounds what may be read so that
+// no entry is returned before an older one another file has not shown yet (see bound).
+func (s *nativeSource) poll() error {
+	if s.watch.drain() || s.check.due(time.Now()) {
+		if err := s.scan(); err != nil {
+			return err
+		}
+	}
+	live := 0
+	for _, j := range s.files {
+		if !j.final {
+			live++
+		}
+	}
+	var first map[[16]byte]uint64
+	if live >= 2 {
+		// Round one: the newest sequence number of each writer. Every entry up to it was
+		// linked before round two starts, so round two shows all of them.
+		first = map[[16]byte]uint64{}
+		for _, j := range s.files {
+			if !j.final {
+				if err := j.refresh(); err != nil {
+					return err
+				}
+				first[j.seqID] = max(first[j.seqID], j.tailSeq)
+			}
+		}
+	}
+	for _, j := range s.files {
+		if j.final {
+			continue
+		}
+		if err := j.refresh(); err != nil {
+			return err
+		}
+		j.final = j.retired
+		j.bound = 0
+		if q, ok := first[j.seqID]; ok && !j.final {
+			j.bound = q
+		}
+	}
+	s.files = slices.DeleteFunc(s.files, func(j *jfile) bool {
+		if (j.final && !j.pending()) || j.broken {
+			s.skip[j.path] = j.ino // read to its end: never again
+			j.close()
+			return true
+		}
+		return false
+	})
+	return nil
+}
+
+// bisect positions j at its first entry for which after holds (entries are in order, so
+// after goes from false to true once).
+func (j *jfile) bisect(after func(*jentry) bool) error {
+	lo, hi := uint64(0), j.n
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		j.seekIndex(mid)
+		if err := j.peek(); err != nil {
+			return err
+		}
+		if after(&j.head) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	j.seekIndex(lo)
+	return nil
+}
