@@ -48,6 +48,7 @@ type jfile struct {
 	raw     bool   // pread without entering the scheduler (see pread)
 	buf     []byte // scratch for objects read around the cache
 	zout    []byte // decompressed payloads
+	zcount  int    // payloads decompressed, for tests
 }
 
 // jarray is one entry-array object of the chain: its offset, the index of its first item and
@@ -85,7 +86,11 @@ const (
 	jheaderRead    = 184 // through entry_array_offset: what a snapshot needs
 )
 
-var errJournalUnsupported = errors.New("unsupported journal file feature")
+var (
+	errJournalUnsupported = errors.New("unsupported journal file feature")
+	// errBadEntry: the entry's own object is unreadable; the entries after it still are.
+	errBadEntry = errors.New("unreadable entry")
+)
 
 // openJFile opens path and reads its header. Files using a compression this reader does not
 // decode (XZ, LZ4: systemd's default has been zstd since 249) are refused with

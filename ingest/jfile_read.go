@@ -111,10 +111,10 @@ func (j *jfile) peek() error {
 	j.safe = max(j.safe, off)
 	o, err := j.object(off, jobjEntry)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errBadEntry, err)
 	}
 	if len(o) < 64 {
-		return fmt.Errorf("journal file %s: entry at %d is too short (%d bytes)", j.path, off, len(o))
+		return fmt.Errorf("%w: journal file %s: entry at %d is too short (%d bytes)", errBadEntry, j.path, off, len(o))
 	}
 	h := &j.head
 	h.off = off
@@ -179,6 +179,7 @@ func (j *jfile) payload(off uint64) ([]byte, error) {
 	case 0:
 		return p, nil
 	case jobjCompressedZstd:
+		j.zcount++
 		out, err := zstdDecoder().DecodeAll(p, j.zout[:0])
 		if err != nil {
 			return nil, fmt.Errorf("journal file %s: data object at %d: zstd: %w", j.path, off, err)

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,15 +37,16 @@ type nativeSource struct {
 	watch *dirWatch
 	check *fileChecker
 	progress
-	stats  JournalStats
-	closed bool
-	fatal  error
-	start  func(j *jfile) error // positions a file found at open (cursor, Since, tail)
-	loaded bool                 // the first scan is done: files found later start at their head
-	items  []uint64
-	out    []byte // the returned entry's fields and cursor
-	blocks int
-	skip   map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
+	stats        JournalStats
+	closed       bool
+	fatal        error
+	start        func(j *jfile) error // positions a file found at open (cursor, Since, tail)
+	loaded       bool                 // the first scan is done: files found later start at their head
+	items        []uint64
+	out          []byte // the returned entry's fields and cursor
+	blocks       int
+	decompressed int               // fields stored compressed, read (tests check the path is taken)
+	skip         map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
 }
 
 // Cache sizes: following, 128 blocks of 16 KiB (2 MiB) hold the fields entries share and the
@@ -199,8 +201,21 @@ func (s *nativeSource) earliest() *jfile {
 		if !j.pending() || j.broken {
 			continue
 		}
-		if err := j.peek(); err != nil {
+		err := j.peek()
+		for errors.Is(err, errBadEntry) && j.pending() {
+			s.stats.Unreadable++
+			s.o.warn("%s: skipping an unreadable entry: %v", s.o.name(), err)
+			j.advance()
+			err = nil
+			if j.pending() {
+				err = j.peek()
+			}
+		}
+		if err != nil {
 			s.damaged(j, err)
+			continue
+		}
+		if !j.pending() {
 			continue
 		}
 		if j.bound != 0 && j.head.seqnum > j.bound {
@@ -244,6 +259,8 @@ func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 	var msg, host, unit, ident [2]int
 	haveUnit := false
 	s.out = s.out[:0]
+	z := j.zcount
+	defer func() { s.decompressed += j.zcount - z }()
 	for _, off := range s.items {
 		p, err := j.payload(off)
 		if err != nil {

@@ -150,19 +150,27 @@ func (s *nativeSource) poll() error {
 }
 
 // bisect positions j at its first entry for which after holds (entries are in order, so
-// after goes from false to true once).
+// after goes from false to true once). An unreadable entry is judged by the next readable
+// one; reading on skips and counts it.
 func (j *jfile) bisect(after func(*jentry) bool) error {
 	lo, hi := uint64(0), j.n
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		j.seekIndex(mid)
-		if err := j.peek(); err != nil {
-			return err
+		probe := mid
+		var err error
+		for ; probe < hi; probe++ {
+			j.seekIndex(probe)
+			if err = j.peek(); !errors.Is(err, errBadEntry) {
+				break
+			}
 		}
-		if after(&j.head) {
+		switch {
+		case err != nil && !errors.Is(err, errBadEntry):
+			return err
+		case probe == hi || after(&j.head):
 			hi = mid
-		} else {
-			lo = mid + 1
+		default:
+			lo = probe + 1
 		}
 	}
 	j.seekIndex(lo)
