@@ -11,8 +11,9 @@ import (
 type Backend int
 
 const (
-	// BackendAuto uses sd-journal through libsystemd when the binary was built with cgo and
-	// libsystemd.so.0 loads, and journalctl otherwise.
+	// BackendAuto uses BackendNative, unless a journal file uses a compression it does not
+	// decode (XZ or LZ4, from systemd before 246 or built so); then sd-journal when the binary
+	// was built with cgo and libsystemd.so.0 loads, and journalctl otherwise.
 	BackendAuto Backend = iota
 	// BackendSDJournal reads the journal files in process through libsystemd (needs cgo).
 	BackendSDJournal
@@ -162,6 +163,9 @@ func OpenJournal(opts JournalOptions) (JournalSource, error) {
 	case BackendJournalctl:
 		return openJournalctl(opts)
 	case BackendNative:
+		return openNative(opts)
+	}
+	if nativeReadsAll(&opts) {
 		return openNative(opts)
 	}
 	if sdJournalAvailable() == nil {

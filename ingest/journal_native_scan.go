@@ -176,3 +176,21 @@ func (j *jfile) bisect(after func(*jentry) bool) error {
 	j.seekIndex(lo)
 	return nil
 }
+
+// nativeReadsAll says whether the native backend decodes every journal file there now: the
+// choice BackendAuto makes. A file it cannot open at all is no reason to choose another
+// backend (they skip it too).
+func nativeReadsAll(o *JournalOptions) bool {
+	for _, d := range newFileChecker(o.Dir).dirs {
+		for _, p := range journalFiles(d) {
+			j, err := openJFile(p, 1, false)
+			if errors.Is(err, errJournalUnsupported) {
+				return false
+			}
+			if err == nil {
+				j.close()
+			}
+		}
+	}
+	return true
+}

@@ -232,3 +232,26 @@ func patch(t *testing.T, path string, at int64, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestJournalAutoChoice: auto reads with the native backend, unless a file there uses a
+// compression it does not decode; then with libsystemd (or journalctl without cgo).
+func TestJournalAutoChoice(t *testing.T) {
+	dir := t.TempDir()
+	testjournal.BuildFileFunc(t, dir, 10, lines(0, 10, "a.service"))
+	src := openJ(t, JournalOptions{Dir: dir, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
+	if b := src.Stats().Backend; b != BackendNative {
+		t.Fatalf("auto chose %v for zstd files", b)
+	}
+	lz4 := testjournal.BuildFileFunc(t, dir, 10, lines(10, 20, "a.service"))
+	var fl [4]byte
+	binary.LittleEndian.PutUint32(fl[:], jflagLZ4|jflagKeyed|jflagCompact)
+	patch(t, lz4, 12, fl[:])
+	src = openJ(t, JournalOptions{Dir: dir, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
+	want := BackendSDJournal
+	if SDJournalAvailable() != nil {
+		want = BackendJournalctl
+	}
+	if b := src.Stats().Backend; b != want {
+		t.Fatalf("auto chose %v with an LZ4 file, want %v", b, want)
+	}
+}

@@ -9,15 +9,15 @@ import (
 
 func forceGoSystemdGetters(JournalSource) {}
 
-// TestJournalAutoWithoutCgo: a build without cgo follows the journal with journalctl, and
-// asking for sdjournal says why not.
+// TestJournalAutoWithoutCgo: a build without cgo follows the journal with the native backend,
+// and asking for sdjournal says why not.
 func TestJournalAutoWithoutCgo(t *testing.T) {
 	if _, err := OpenJournal(JournalOptions{Backend: BackendSDJournal}); err == nil {
 		t.Fatal("BackendSDJournal without cgo: no error")
 	}
 	j := startJournald(t)
 	src := openJ(t, JournalOptions{Dir: j.Dir(), Identifiers: []string{"x"}})
-	if b := src.Stats().Backend; b != BackendJournalctl {
+	if b := src.Stats().Backend; b != BackendNative {
 		t.Fatalf("BackendAuto chose %v", b)
 	}
 	j.Write("", "x", []byte("hello"))
