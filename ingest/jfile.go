@@ -35,9 +35,10 @@ type jfile struct {
 	next    uint64   // index of the next entry to read
 	queue   []uint64 // offsets of entries next … next+len-1, read ahead from the array
 	qpos    int
-	safe    uint64 // highest entry offset known linked: objects at or below it are complete
-	cache   blockCache
-	head    jentry // the next entry's header, when peeked
+	safe    uint64      // highest entry offset known linked: objects at or below it are complete
+	cache   *blockCache // shared by the source's files
+	id      uint64      // this file's key in the cache, unique for the cache's life
+	head    jentry      // the next entry's header, when peeked
 	peeked  bool
 	tailSeq uint64 // tail_entry_seqnum at the last snapshot
 	bound   uint64 // read only entries up to this sequence number (0: no bound; see poll)
@@ -49,6 +50,15 @@ type jfile struct {
 	buf     []byte // scratch for objects read around the cache
 	zout    []byte // decompressed payloads
 	zcount  int    // payloads decompressed, for tests
+	// the one match read through its data object's entry list (jfile_match.go); nil: every entry
+	match     []byte
+	matchData uint64 // the match's data object, 0 until found
+	matchHead uint64 // its first entry
+	total     uint64 // the header's n_entries at the last snapshot
+	lookedUp  uint64 // total when the match was last looked up
+	fileID    [16]byte
+	htOff     uint64 // data hash table items, and their size in bytes
+	htSize    uint64
 }
 
 // jarray is one entry-array object of the chain: its offset, the index of its first item and
@@ -95,7 +105,7 @@ var (
 // openJFile opens path and reads its header. Files using a compression this reader does not
 // decode (XZ, LZ4: systemd's default has been zstd since 249) are refused with
 // errJournalUnsupported, so the caller can use libsystemd instead.
-func openJFile(path string, blocks int, raw bool) (*jfile, error) {
+func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -105,7 +115,9 @@ func openJFile(path string, blocks int, raw bool) (*jfile, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal file %s: %w", path, err)
 	}
-	j := &jfile{path: path, f: f, fd: int(f.Fd()), ino: st.Ino, cache: newBlockCache(blocks), wd: -1, raw: raw}
+	j := &jfile{path: path, f: f, fd: int(f.Fd()), ino: st.Ino, cache: cache, wd: -1, raw: raw}
+	cache.files++
+	j.id = cache.files
 	var h [jheaderRead]byte
 	if _, err := j.pread(h[:], 0); err != nil {
 		f.Close()
@@ -121,6 +133,8 @@ func openJFile(path string, blocks int, raw bool) (*jfile, error) {
 		return nil, fmt.Errorf("journal file %s: incompatible flags %#x: %w", path, j.flags, errJournalUnsupported)
 	}
 	copy(j.seqID[:], h[72:88])
+	copy(j.fileID[:], h[24:40])
+	j.htOff, j.htSize = binary.LittleEndian.Uint64(h[104:]), binary.LittleEndian.Uint64(h[112:])
 	j.snap(h[:])
 	return j, nil
 }
@@ -135,14 +149,19 @@ func (j *jfile) refresh() error {
 		return fmt.Errorf("journal file %s: reading the header: %w", j.path, orShort(err))
 	}
 	j.snap(h[:])
+	if j.match != nil {
+		return j.snapMatch()
+	}
 	return nil
 }
 
 func (j *jfile) snap(h []byte) {
 	j.state = h[16]
-	j.n = binary.LittleEndian.Uint64(h[152:])
+	j.total = binary.LittleEndian.Uint64(h[152:])
 	j.tailSeq = binary.LittleEndian.Uint64(h[160:])
-	j.first = binary.LittleEndian.Uint64(h[176:])
+	if j.match == nil { // else snapMatch sets the list
+		j.n, j.first = j.total, binary.LittleEndian.Uint64(h[176:])
+	}
 }
 
 // compact says whether offsets in entries and arrays are 32-bit (systemd ≥ 252's default).

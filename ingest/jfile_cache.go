@@ -1,20 +1,23 @@
 package ingest
 
-// blockCache keeps recently read blocks of one journal file, so that the objects entries share
-// (a unit's, a host's fields; a repeated message, stored once) cost a map lookup instead of a
-// read. Bounded: slots × jblockSize bytes, evicted by the clock algorithm.
+// blockCache keeps recently read blocks of a source's journal files, so that the objects
+// entries share (a unit's, a host's fields; a repeated message, stored once) cost a map lookup
+// instead of a read. Bounded: slots × jblockSize bytes for all files together, evicted by the
+// clock algorithm. A block's key is its file's id (never reused) and its number in the file.
 //
 // A block read while journald was still writing near it may hold zeros where objects appeared
 // later. Each block remembers the file's safe offset when read (jfile.safe): an object at or
 // below it was complete then; one above it is read afresh.
 type blockCache struct {
-	idx   map[uint64]int // block number → slot
+	idx   map[uint64]int // key → slot
 	slots []cblock
 	hand  int
+	files uint64 // ids handed out
 }
 
 type cblock struct {
-	num  uint64
+	key  uint64
+	num  uint64 // in its file
 	data []byte // up to jblockSize; shorter at the end of the file
 	safe uint64
 	ref  bool
@@ -22,22 +25,31 @@ type cblock struct {
 }
 
 // jblockSize is the unit of reading: a following daemon reads the few kilobytes journald
-// appended since the last poll, and a read to the end gets 64 KiB at a time from blocks of
-// this size without a cost per byte beyond the copy.
-const jblockSize = 16 << 10
+// appended since the last poll. Each block also holds the jblockOverlap bytes after it, so an
+// object that starts in it and crosses into the next is still served from the cache: a shared
+// field (a cgroup, a command line) that happened to cross a boundary was otherwise read from
+// the file again for every entry (one system call per entry in `analyze`).
+const (
+	jblockSize    = 16 << 10
+	jblockOverlap = 4 << 10
+)
 
-func newBlockCache(slots int) blockCache {
-	return blockCache{idx: make(map[uint64]int, slots), slots: make([]cblock, slots)}
+func newBlockCache(slots int) *blockCache {
+	return &blockCache{idx: make(map[uint64]int, slots), slots: make([]cblock, slots)}
 }
+
+// jblockKeyBits leaves block numbers 40 bits: files up to 16 PiB.
+const jblockKeyBits = 40
 
 // get returns the n bytes at off when they lie within one block, reading the block if it is
 // missing or stale; nil when they straddle blocks or the file ends before them.
 func (c *blockCache) get(j *jfile, off, n uint64) []byte {
 	num, in := off/jblockSize, off%jblockSize
-	if in+n > jblockSize {
+	if in+n > jblockSize+jblockOverlap || num >= 1<<jblockKeyBits {
 		return nil
 	}
-	if s, ok := c.idx[num]; ok {
+	key := j.id<<jblockKeyBits | num
+	if s, ok := c.idx[key]; ok {
 		b := &c.slots[s]
 		if off <= b.safe && in+n <= uint64(len(b.data)) {
 			b.ref = true
@@ -51,14 +63,14 @@ func (c *blockCache) get(j *jfile, off, n uint64) []byte {
 	s := c.victim()
 	b := &c.slots[s]
 	if b.used {
-		delete(c.idx, b.num)
+		delete(c.idx, b.key)
 	}
-	*b = cblock{num: num, data: b.data}
+	*b = cblock{key: key, num: num, data: b.data}
 	if !c.load(j, b) {
 		return nil
 	}
 	b.used = true
-	c.idx[num] = s
+	c.idx[key] = s
 	if in+n > uint64(len(b.data)) {
 		return nil
 	}
@@ -67,10 +79,10 @@ func (c *blockCache) get(j *jfile, off, n uint64) []byte {
 
 // load (re)reads block b; false on a read error (the caller reads directly and reports it).
 func (c *blockCache) load(j *jfile, b *cblock) bool {
-	if cap(b.data) < jblockSize {
-		b.data = make([]byte, jblockSize)
+	if cap(b.data) < jblockSize+jblockOverlap {
+		b.data = make([]byte, jblockSize+jblockOverlap)
 	}
-	b.data = b.data[:jblockSize]
+	b.data = b.data[:jblockSize+jblockOverlap]
 	got, err := j.pread(b.data, int64(b.num*jblockSize))
 	if err != nil || got < 0 {
 		b.data = b.data[:0]

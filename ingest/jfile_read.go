@@ -67,19 +67,29 @@ func (j *jfile) readArray(off, base uint64) (jarray, error) {
 
 // fill reads the offsets of the next entries (up to the snapshot's end) into the queue.
 func (j *jfile) fill() error {
-	a, err := j.arrayFor(j.next)
+	j.queue, j.qpos = j.queue[:0], 0
+	if j.match != nil && j.next == 0 {
+		// a data object's list starts with its first entry, stored in the object itself
+		j.queue = append(j.queue, j.matchHead)
+		j.safe = max(j.safe, j.matchHead)
+		return nil
+	}
+	skip := uint64(0) // list index of the chain's first item
+	if j.match != nil {
+		skip = 1
+	}
+	a, err := j.arrayFor(j.next - skip)
 	if err != nil {
 		return err
 	}
-	n := min(a.base+a.cap, j.n) - j.next
+	n := min(a.base+a.cap, j.n-skip) - (j.next - skip)
 	n = min(n, 1024)
 	is := j.itemSize()
 	raw := j.scratch(int(n * is))
-	at := a.off + jobjHeader + 8 + (j.next-a.base)*is
+	at := a.off + jobjHeader + 8 + (j.next-skip-a.base)*is
 	if got, err := j.pread(raw, int64(at)); err != nil || got < len(raw) {
 		return fmt.Errorf("journal file %s: entry array at %d: %w", j.path, a.off, orShort(err))
 	}
-	j.queue, j.qpos = j.queue[:0], 0
 	for k := uint64(0); k < n; k++ {
 		var off uint64
 		if is == 4 {
@@ -163,7 +173,12 @@ func (j *jfile) payload(off uint64) ([]byte, error) {
 	if off > j.safe {
 		return nil, fmt.Errorf("journal file %s: data object at %d is after its entry", j.path, off)
 	}
-	o, err := j.object(off, jobjData)
+	return j.payloadAt(off, false)
+}
+
+// payloadAt is payload; fresh reads around the block cache.
+func (j *jfile) payloadAt(off uint64, fresh bool) ([]byte, error) {
+	o, err := j.objectAt(off, jobjData, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +207,13 @@ func (j *jfile) payload(off uint64) ([]byte, error) {
 
 // object returns the whole object at off (header included), checking its type; valid until
 // the next read from this file.
-func (j *jfile) object(off uint64, typ byte) ([]byte, error) {
+func (j *jfile) object(off uint64, typ byte) ([]byte, error) { return j.objectAt(off, typ, false) }
+
+func (j *jfile) objectAt(off uint64, typ byte, fresh bool) ([]byte, error) {
 	if off%8 != 0 || off < journalHeaderMin {
 		return nil, fmt.Errorf("journal file %s: bad object offset %d", j.path, off)
 	}
-	h, err := j.read(off, jobjHeader)
+	h, err := j.readAt(off, jobjHeader, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -204,13 +221,15 @@ func (j *jfile) object(off uint64, typ byte) ([]byte, error) {
 	if h[0] != typ || size < jobjHeader || size > jfileMaxObject {
 		return nil, fmt.Errorf("journal file %s: object at %d is type %d size %d, want type %d", j.path, off, h[0], size, typ)
 	}
-	return j.read(off, size)
+	return j.readAt(off, size, fresh)
 }
 
-// read returns n bytes at off: from the block cache when they lie in one block, else read
-// directly.
-func (j *jfile) read(off, n uint64) ([]byte, error) {
-	if b := j.cache.get(j, off, n); b != nil {
+// readAt returns n bytes at off: from the block cache when they lie in one block (and fresh is
+// false), else read directly.
+func (j *jfile) readAt(off, n uint64, fresh bool) ([]byte, error) {
+	if fresh {
+		// fall through to the direct read
+	} else if b := j.cache.get(j, off, n); b != nil {
 		return b, nil
 	}
 	buf := j.scratch(int(n))

@@ -77,7 +77,7 @@ type JournalOptions struct {
 	// on PATH.
 	JournalctlPath string
 	// TrimAfter bounds the journal pages a follow keeps in the process's RSS (sdjournal
-	// backend): libsystemd maps the journal files, and every page it read stays resident while
+	// backend only; the native backend maps nothing): libsystemd maps the journal files, and every page it read stays resident while
 	// mapped. Each time these pages grew by TrimAfter bytes they are dropped from the RSS (not
 	// from the page cache). Zero means DefaultTrimAfter; negative never drops them. Smaller
 	// costs CPU: the pages still in use fault in again (see the README's benchmarks).

@@ -44,23 +44,27 @@ type nativeSource struct {
 	loaded       bool                 // the first scan is done: files found later start at their head
 	items        []uint64
 	out          []byte // the returned entry's fields and cursor
-	blocks       int
+	cache        *blockCache
+	listed       int               // files read through their match's entry list (jfile_match.go)
 	decompressed int               // fields stored compressed, read (tests check the path is taken)
 	skip         map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
 }
 
-// Cache sizes: following, 128 blocks of 16 KiB (2 MiB) hold the fields entries share and the
-// newest appends; reading to the end, a larger cache keeps more of a big file's shared fields.
+// Cache sizes, for all files together: following, 128 blocks of 16 KiB (2 MiB) hold the fields
+// entries share and the newest appends; reading to the end, 8 MiB keep more of the fields of
+// big files read side by side.
 const (
 	nativeBlocksFollow = 128
 	nativeBlocksRead   = 512
 )
 
 func openNative(o JournalOptions) (JournalSource, error) {
-	s := &nativeSource{o: o, check: newFileChecker(o.Dir), blocks: nativeBlocksFollow, skip: map[string]uint64{}}
+	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}}
 	s.stats.Backend = BackendNative
 	if o.NoFollow {
-		s.blocks = nativeBlocksRead
+		s.cache = newBlockCache(nativeBlocksRead)
+	} else {
+		s.cache = newBlockCache(nativeBlocksFollow)
 	}
 	s.dirs = s.check.dirs
 	if !o.NoFollow {

@@ -50,7 +50,7 @@ func (s *nativeSource) scan() error {
 		if syscall.Stat(p, &st) != nil || known[st.Ino] || s.skip[p] == st.Ino {
 			continue
 		}
-		j, err := openJFile(p, s.blocks, !s.o.NoFollow)
+		j, err := openJFile(p, s.cache, !s.o.NoFollow)
 		if err != nil {
 			s.skip[p] = st.Ino // damage is reported by the fileChecker; unsupported here
 			if errors.Is(err, errJournalUnsupported) {
@@ -65,7 +65,15 @@ func (s *nativeSource) scan() error {
 		} else {
 			j.wd = s.watch.addFile(p)
 		}
-		if !s.loaded {
+		if m := s.o.matches(); len(m) == 1 {
+			if err := j.setMatch([]byte(m[0])); err != nil {
+				s.damaged(j, err)
+			}
+			if j.match != nil {
+				s.listed++
+			}
+		}
+		if !s.loaded && !j.broken {
 			if err := s.start(j); err != nil {
 				s.damaged(j, err)
 			}
@@ -183,7 +191,7 @@ func (j *jfile) bisect(after func(*jentry) bool) error {
 func nativeReadsAll(o *JournalOptions) bool {
 	for _, d := range newFileChecker(o.Dir).dirs {
 		for _, p := range journalFiles(d) {
-			j, err := openJFile(p, 1, false)
+			j, err := openJFile(p, newBlockCache(1), false)
 			if errors.Is(err, errJournalUnsupported) {
 				return false
 			}

@@ -92,8 +92,14 @@ func TestNativeMatchesSDJournal(t *testing.T) {
 				src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: m.units, Identifiers: m.idents,
 					Since: time.Unix(1, 0), NoFollow: noFollow})
 				got := drainJ(t, src, 300*time.Millisecond)
-				if ns, ok := src.(*nativeSource); ok && m.name == "all" && ns.decompressed == 0 {
-					t.Errorf("no compressed field was read: the test does not exercise zstd")
+				if ns, ok := src.(*nativeSource); ok {
+					if m.name == "all" && ns.decompressed == 0 {
+						t.Errorf("no compressed field was read: the test does not exercise zstd")
+					}
+					// one match: every file through its entry list; more: every entry scanned
+					if single := len(m.units)+len(m.idents) == 1; single != (ns.listed >= 3) || !single && ns.listed != 0 {
+						t.Errorf("%d files read through an entry list", ns.listed)
+					}
 				}
 				return got
 			}
@@ -182,7 +188,7 @@ func TestNativeBadInput(t *testing.T) {
 	damaged := testjournal.BuildFileFunc(t, dir, 100, lines(100, 200, "a.service"))
 	xz := testjournal.BuildFileFunc(t, dir, 50, lines(200, 250, "a.service"))
 	// entry 50 of the damaged file: its object type byte becomes a data object's
-	jf, err := openJFile(damaged, 4, false)
+	jf, err := openJFile(damaged, newBlockCache(4), false)
 	if err != nil {
 		t.Fatal(err)
 	}
