@@ -9,6 +9,7 @@ package ingest
 // later. Each block remembers the file's safe offset when read (jfile.safe): an object at or
 // below it was complete then; one above it is read afresh.
 type blockCache struct {
+	size  uint64         // block size
 	idx   map[uint64]int // key → slot
 	slots []cblock
 	hand  int
@@ -34,8 +35,8 @@ const (
 	jblockOverlap = 4 << 10
 )
 
-func newBlockCache(slots int) *blockCache {
-	return &blockCache{idx: make(map[uint64]int, slots), slots: make([]cblock, slots)}
+func newBlockCache(slots int, size uint64) *blockCache {
+	return &blockCache{size: size, idx: make(map[uint64]int, slots), slots: make([]cblock, slots)}
 }
 
 // jblockKeyBits leaves block numbers 40 bits: files up to 16 PiB.
@@ -44,8 +45,8 @@ const jblockKeyBits = 40
 // get returns the n bytes at off when they lie within one block, reading the block if it is
 // missing or stale; nil when they straddle blocks or the file ends before them.
 func (c *blockCache) get(j *jfile, off, n uint64) []byte {
-	num, in := off/jblockSize, off%jblockSize
-	if in+n > jblockSize+jblockOverlap || num >= 1<<jblockKeyBits {
+	num, in := off/c.size, off%c.size
+	if in+n > c.size+jblockOverlap || num >= 1<<jblockKeyBits {
 		return nil
 	}
 	key := j.id<<jblockKeyBits | num
@@ -79,11 +80,11 @@ func (c *blockCache) get(j *jfile, off, n uint64) []byte {
 
 // load (re)reads block b; false on a read error (the caller reads directly and reports it).
 func (c *blockCache) load(j *jfile, b *cblock) bool {
-	if cap(b.data) < jblockSize+jblockOverlap {
-		b.data = make([]byte, jblockSize+jblockOverlap)
+	if cap(b.data) < int(c.size+jblockOverlap) {
+		b.data = make([]byte, c.size+jblockOverlap)
 	}
-	b.data = b.data[:jblockSize+jblockOverlap]
-	got, err := j.pread(b.data, int64(b.num*jblockSize))
+	b.data = b.data[:c.size+jblockOverlap]
+	got, err := j.pread(b.data, int64(b.num*c.size))
 	if err != nil || got < 0 {
 		b.data = b.data[:0]
 		return false

@@ -62,9 +62,9 @@ func openNative(o JournalOptions) (JournalSource, error) {
 	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}}
 	s.stats.Backend = BackendNative
 	if o.NoFollow {
-		s.cache = newBlockCache(nativeBlocksRead)
+		s.cache = newBlockCache(nativeBlocksRead, jblockSize)
 	} else {
-		s.cache = newBlockCache(nativeBlocksFollow)
+		s.cache = newBlockCache(nativeBlocksFollow, jblockSize)
 	}
 	s.dirs = s.check.dirs
 	if !o.NoFollow {

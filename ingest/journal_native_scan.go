@@ -191,7 +191,7 @@ func (j *jfile) bisect(after func(*jentry) bool) error {
 func nativeReadsAll(o *JournalOptions) bool {
 	for _, d := range newFileChecker(o.Dir).dirs {
 		for _, p := range journalFiles(d) {
-			j, err := openJFile(p, newBlockCache(1), false)
+			j, err := openJFile(p, newBlockCache(1, jblockSize), false)
 			if errors.Is(err, errJournalUnsupported) {
 				return false
 			}

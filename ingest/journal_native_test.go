@@ -188,7 +188,7 @@ func TestNativeBadInput(t *testing.T) {
 	damaged := testjournal.BuildFileFunc(t, dir, 100, lines(100, 200, "a.service"))
 	xz := testjournal.BuildFileFunc(t, dir, 50, lines(200, 250, "a.service"))
 	// entry 50 of the damaged file: its object type byte becomes a data object's
-	jf, err := openJFile(damaged, newBlockCache(4), false)
+	jf, err := openJFile(damaged, newBlockCache(4, jblockSize), false)
 	if err != nil {
 		t.Fatal(err)
 	}
