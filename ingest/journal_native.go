@@ -20,16 +20,16 @@ import (
 // the directory did (rotation, vacuuming, a journald restart). A file journald no longer
 // writes (renamed to an archive name, marked dirty, deleted) is read to its end and closed.
 //
-// Order across files: journald links entries one at a time, so a snapshot of several files'
-// headers is consistent only when nothing was linked while it was taken; with two or more
-// files still written the snapshot is taken twice until both agree (takeSnapshot). Otherwise an
-// entry could be returned before an older one of another file, and a restart saved in
-// between would skip the older one.
+// Order across files: journald links entries one at a time, in sequence-number order, but the
+// headers of several files are read one after the other; an entry of one file could then be
+// returned before an older one of another file that the snapshot missed, and a restart saved
+// in between would skip the older one. So with two or more files being written, each poll
+// reads their headers twice and returns only entries up to the newest sequence number the
+// first round saw: all of those were linked before the second round began (poll).
 //
 // Errors: an entry whose objects cannot be read is skipped and counted Unreadable; a file
-// whose entry arrays are damaged is read up to the damage, reported (BadFiles) and closed; a
-// header that cannot be read is retried with the shared backoff and ends in an error when it
-// stays unreadable.
+// whose header or entry arrays cannot be read any more is read up to the damage, reported
+// (BadFiles) and closed. No error ends the source: the other files are read on.
 type nativeSource struct {
 	o     JournalOptions
 	dirs  []string
@@ -39,7 +39,6 @@ type nativeSource struct {
 	progress
 	stats        JournalStats
 	closed       bool
-	fatal        error
 	start        func(j *jfile) error // positions a file found at open (cursor, Since, tail)
 	loaded       bool                 // the first scan is done: files found later start at their head
 	items        []uint64
@@ -74,14 +73,8 @@ func openNative(o JournalOptions) (JournalSource, error) {
 		}
 		s.watch = w
 	}
-	if err := s.position(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.scan(); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("ingest: opening %s: %w", o.name(), err)
-	}
+	s.position()
+	s.scan()
 	s.loaded = true
 	if len(s.files) == 0 && s.watch == nil {
 		if _, err := os.Stat(s.dirOrDefault()); err != nil {
@@ -101,7 +94,7 @@ func (s *nativeSource) dirOrDefault() string {
 
 // position decides where the files found at open start: after the saved cursor, at Since,
 // or at their end (the tail).
-func (s *nativeSource) position() error {
+func (s *nativeSource) position() {
 	if c := s.o.Cursor; c != "" {
 		p, ok := parseCursor([]byte(c))
 		if ok {
@@ -113,7 +106,7 @@ func (s *nativeSource) position() error {
 				}
 				return j.bisect(func(h *jentry) bool { return h.realtime >= p.realtime })
 			}
-			return nil
+			return
 		}
 		s.stats.CursorMissing++
 		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
@@ -121,10 +114,9 @@ func (s *nativeSource) position() error {
 	if !s.o.Since.IsZero() {
 		t := uint64(s.o.Since.UnixMicro())
 		s.start = func(j *jfile) error { return j.bisect(func(h *jentry) bool { return h.realtime >= t }) }
-		return nil
+		return
 	}
 	s.start = func(j *jfile) error { j.seekIndex(j.n); return nil }
-	return nil
 }
 
 func (s *nativeSource) startName() string {
@@ -136,11 +128,8 @@ func (s *nativeSource) startName() string {
 
 // Next implements JournalSource.
 func (s *nativeSource) Next(e *Entry, wait time.Duration) (bool, error) {
-	switch {
-	case s.closed:
+	if s.closed {
 		return false, ErrJournalClosed
-	case s.fatal != nil:
-		return false, s.fatal
 	}
 	var deadline time.Time
 	polled := false
@@ -164,12 +153,7 @@ func (s *nativeSource) Next(e *Entry, wait time.Duration) (bool, error) {
 			s.watch.wait(rem)
 		}
 		polled = true
-		if err := s.poll(); err != nil {
-			if s.fatal = s.retry.failed(err, time.Now()); s.fatal != nil {
-				return false, s.fatal
-			}
-			s.o.warn("%s: %v; retrying", s.o.name(), err)
-		}
+		s.poll()
 	}
 }
 

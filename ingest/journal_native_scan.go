@@ -11,7 +11,7 @@ import (
 
 // scan finds the journal files: opens new ones, retires those journald no longer writes, and
 // reports damaged ones (fileChecker).
-func (s *nativeSource) scan() error {
+func (s *nativeSource) scan() {
 	found := map[uint64]string{}
 	var paths []string
 	for _, d := range s.dirs {
@@ -88,7 +88,6 @@ func (s *nativeSource) scan() error {
 		s.stats.BadFiles++
 		s.o.warn("%s", msg)
 	}
-	return nil
 }
 
 // activeJournalName says whether journald may still write the file named p: archived files
@@ -107,11 +106,9 @@ func (s *nativeSource) retire(j *jfile) {
 // poll takes a new snapshot of the files' headers, after a directory scan when the
 // directory changed. With several files being written, it bounds what may be read so that
 // no entry is returned before an older one another file has not shown yet (see bound).
-func (s *nativeSource) poll() error {
+func (s *nativeSource) poll() {
 	if s.watch.drain() || s.check.due(time.Now()) {
-		if err := s.scan(); err != nil {
-			return err
-		}
+		s.scan()
 	}
 	live := 0
 	for _, j := range s.files {
@@ -125,20 +122,22 @@ func (s *nativeSource) poll() error {
 		// linked before round two starts, so round two shows all of them.
 		first = map[[16]byte]uint64{}
 		for _, j := range s.files {
-			if !j.final {
+			if !j.final && !j.broken {
 				if err := j.refresh(); err != nil {
-					return err
+					s.damaged(j, err)
+					continue
 				}
 				first[j.seqID] = max(first[j.seqID], j.tailSeq)
 			}
 		}
 	}
 	for _, j := range s.files {
-		if j.final {
+		if j.final || j.broken {
 			continue
 		}
 		if err := j.refresh(); err != nil {
-			return err
+			s.damaged(j, err)
+			continue
 		}
 		j.final = j.retired
 		j.bound = 0
@@ -154,7 +153,6 @@ func (s *nativeSource) poll() error {
 		}
 		return false
 	})
-	return nil
 }
 
 // bisect positions j at its first entry for which after holds (entries are in order, so
