@@ -119,9 +119,9 @@ func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	cache.files++
 	j.id = cache.files
 	var h [jheaderRead]byte
-	if _, err := j.pread(h[:], 0); err != nil {
+	if got, err := j.pread(h[:], 0); err != nil || got < len(h) {
 		f.Close()
-		return nil, fmt.Errorf("journal file %s: reading the header: %w", path, err)
+		return nil, fmt.Errorf("journal file %s: reading the header: %w", path, orShort(err))
 	}
 	if string(h[:8]) != journalSignature {
 		f.Close()
@@ -134,7 +134,6 @@ func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	}
 	copy(j.seqID[:], h[72:88])
 	copy(j.fileID[:], h[24:40])
-	j.htOff, j.htSize = binary.LittleEndian.Uint64(h[104:]), binary.LittleEndian.Uint64(h[112:])
 	j.snap(h[:])
 	return j, nil
 }
@@ -157,6 +156,9 @@ func (j *jfile) refresh() error {
 
 func (j *jfile) snap(h []byte) {
 	j.state = h[16]
+	// journald writes the header, then creates the hash tables: a file opened in between has
+	// none yet
+	j.htOff, j.htSize = binary.LittleEndian.Uint64(h[104:]), binary.LittleEndian.Uint64(h[112:])
 	j.total = binary.LittleEndian.Uint64(h[152:])
 	j.tailSeq = binary.LittleEndian.Uint64(h[160:])
 	if j.match == nil { // else snapMatch sets the list

@@ -41,6 +41,7 @@ type nativeSource struct {
 	closed       bool
 	start        func(j *jfile) error // positions a file found at open (cursor, Since, tail)
 	loaded       bool                 // the first scan is done: files found later start at their head
+	rescan       bool                 // a file was too young to open: scan again at the next poll
 	items        []uint64
 	out          []byte // the returned entry's fields and cursor
 	cache        *blockCache

@@ -51,12 +51,19 @@ func (s *nativeSource) scan() {
 			continue
 		}
 		j, err := openJFile(p, s.cache, !s.o.NoFollow)
-		if err != nil {
-			s.skip[p] = st.Ino // damage is reported by the fileChecker; unsupported here
-			if errors.Is(err, errJournalUnsupported) {
-				s.stats.BadFiles++
-				s.o.warn("%s: %v; the file is skipped (the sdjournal backend reads it)", s.o.name(), err)
-			}
+		switch {
+		case errors.Is(err, errJournalUnsupported):
+			s.skip[p] = st.Ino
+			s.stats.BadFiles++
+			s.o.warn("%s: %v; the file is skipped (the sdjournal backend reads it)", s.o.name(), err)
+			continue
+		case err != nil && time.Since(time.Unix(st.Mtim.Unix())) < journalYoung:
+			// journald may be creating it (the header is written after the file exists):
+			// look again at the next poll
+			s.rescan = true
+			continue
+		case err != nil:
+			s.skip[p] = st.Ino // damage is reported by the fileChecker
 			continue
 		}
 		j.ino = st.Ino
@@ -90,6 +97,10 @@ func (s *nativeSource) scan() {
 	}
 }
 
+// journalYoung is how long a file that does not read as a journal file yet may still be in the
+// middle of being created.
+const journalYoung = 5 * time.Second
+
 // activeJournalName says whether journald may still write the file named p: archived files
 // have "@" in their name, and files it found dirty are renamed with a "~" suffix.
 func activeJournalName(p string) bool {
@@ -107,7 +118,8 @@ func (s *nativeSource) retire(j *jfile) {
 // directory changed. With several files being written, it bounds what may be read so that
 // no entry is returned before an older one another file has not shown yet (see bound).
 func (s *nativeSource) poll() {
-	if s.watch.drain() || s.check.due(time.Now()) {
+	if s.watch.drain() || s.rescan || s.check.due(time.Now()) {
+		s.rescan = false
 		s.scan()
 	}
 	live := 0
