@@ -28,7 +28,6 @@ type jfile struct {
 	ino     uint64
 	flags   uint32 // incompatible_flags
 	seqID   [16]byte
-	state   byte   // header state: 0 offline, 1 online, 2 archived
 	n       uint64 // n_entries at the last snapshot
 	first   uint64 // entry_array_offset: the first entry array
 	chain   []jarray
@@ -71,7 +70,6 @@ type jentry struct {
 	seqnum, realtime uint64
 	monotonic, xor   uint64
 	boot             [16]byte
-	items            int // number of items
 }
 
 // Header and object layout (incompatible flags, offsets into the header and objects).
@@ -92,8 +90,7 @@ const (
 	jobjCompressedLZ4  = 2
 	jobjCompressedZstd = 4
 
-	jstateArchived = 2
-	jheaderRead    = 184 // through entry_array_offset: what a snapshot needs
+	jheaderRead = 184 // through entry_array_offset: what a snapshot needs
 )
 
 var (
@@ -155,7 +152,6 @@ func (j *jfile) refresh() error {
 }
 
 func (j *jfile) snap(h []byte) {
-	j.state = h[16]
 	// journald writes the header, then creates the hash tables: a file opened in between has
 	// none yet
 	j.htOff, j.htSize = binary.LittleEndian.Uint64(h[104:]), binary.LittleEndian.Uint64(h[112:])

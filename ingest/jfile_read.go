@@ -133,7 +133,6 @@ func (j *jfile) peek() error {
 	h.monotonic = binary.LittleEndian.Uint64(o[32:])
 	copy(h.boot[:], o[40:56])
 	h.xor = binary.LittleEndian.Uint64(o[56:])
-	h.items = (len(o) - 64) / j.entryItem()
 	j.peeked = true
 	return nil
 }
