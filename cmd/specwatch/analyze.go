@@ -23,6 +23,7 @@ type analyzeConfig struct {
 	loc          *time.Location
 	maxSeries    int
 	journalDir   string
+	backend      string
 	units        listFlag
 	identifiers  listFlag
 }
@@ -30,6 +31,7 @@ type analyzeConfig struct {
 func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *string) {
 	fs.StringVar(&cfg.format, "format", "text", "output format: text, json or html (self-contained, with plots)")
 	fs.StringVar(&cfg.journalDir, "journal-dir", "", "read this journal directory instead of files")
+	fs.StringVar(&cfg.backend, "journal-backend", "auto", "with --journal-dir: auto, native, sdjournal or journalctl")
 	fs.Var(&cfg.units, "unit", "with --journal-dir: only this _SYSTEMD_UNIT (repeatable)")
 	fs.Var(&cfg.identifiers, "identifier", "with --journal-dir: only this SYSLOG_IDENTIFIER (repeatable)")
 	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
@@ -109,8 +111,12 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 // journal reads a journal directory from its first entry to its last, through the same
 // journal reader as the daemon (without following).
 func (a *analysis) journal() error {
+	backend, err := ingest.ParseBackend(a.cfg.backend)
+	if err != nil {
+		return fmt.Errorf("--journal-backend: %v: %w", err, errUsage)
+	}
 	src, err := ingest.OpenJournal(ingest.JournalOptions{Dir: a.cfg.journalDir, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0), NoFollow: true})
+		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0), NoFollow: true, Backend: backend})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -116,5 +117,35 @@ func TestDemoAndVersion(t *testing.T) {
 	out, _, code = runCmd(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "specwatch ") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// TestAnalyzeJournalBackends: analyze of a journal directory gives the same report through
+// every backend (the demo's engines under their units), with one unit and with all entries.
+func TestAnalyzeJournalBackends(t *testing.T) {
+	dir := demoJournal(t)
+	backends := []string{"native", "journalctl"}
+	if ingest.SDJournalAvailable() == nil {
+		backends = append(backends, "sdjournal")
+	}
+	for _, match := range [][]string{{"--unit", "sglang.service"}, nil} {
+		var first string
+		for _, b := range backends {
+			out, stderr, code := runCmd(t, append([]string{"analyze", "--format", "json", "--tz", "UTC", "--journal-dir", dir, "--journal-backend", b}, match...)...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", b, code, stderr)
+			}
+			if !strings.Contains(out, `"samples"`) {
+				t.Fatalf("%s %v: no samples in the report:\n%s", b, match, out)
+			}
+			if first == "" {
+				first = out
+			} else if out != first {
+				t.Fatalf("%s %v: report differs from native's", b, match)
+			}
+		}
+	}
+	if _, _, code := runCmd(t, "analyze", "--journal-dir", dir, "--journal-backend", "mmap"); code != 2 {
+		t.Errorf("unknown backend: exit %d, want 2 (usage)", code)
 	}
 }
