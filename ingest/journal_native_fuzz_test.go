@@ -14,9 +14,9 @@ import (
 
 // FuzzNativeJournal: a real journal file (journal-remote's) with bytes overwritten anywhere in
 // its header or its objects never crashes or hangs the native backend: every entry it returns
-// is one of the file's, and damage ends in counted skips or a clear error. at picks the place:
-// even values land in the header, odd ones among the objects (past the hash tables, which
-// this reader never touches).
+// is one of the file's, and damage ends in counted skips or a clear error, read entry by entry
+// and through a unit's entry list. at picks the place, by its remainder modulo 3: the header,
+// the objects (past the hash tables), or the data hash table.
 func FuzzNativeJournal(f *testing.F) {
 	dir := f.TempDir()
 	base := testjournal.BuildFileFunc(f, dir, 40, func(i int, e *testjournal.Entry) {
@@ -30,6 +30,8 @@ func FuzzNativeJournal(f *testing.F) {
 		f.Fatal(err)
 	}
 	objStart, end := objectsRegion(f, orig)
+	htStart := binary.LittleEndian.Uint64(orig[104:]) // the data hash table's items
+	htEnd := htStart + binary.LittleEndian.Uint64(orig[112:])
 	work := filepath.Join(f.TempDir(), "w")
 	os.Mkdir(work, 0o755)
 	path := filepath.Join(work, "system.journal")
@@ -40,17 +42,23 @@ func FuzzNativeJournal(f *testing.F) {
 	if err := os.Chtimes(path, old, old); err != nil {
 		f.Fatal(err)
 	}
-	f.Add(uint32(2*152), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}) // n_entries
-	f.Add(uint32(2*176), []byte{1, 0, 0, 0})                                     // entry_array_offset
+	f.Add(uint32(3*152), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}) // n_entries
+	f.Add(uint32(3*176), []byte{1, 0, 0, 0})                                     // entry_array_offset
 	f.Add(uint32(1), []byte{3})
-	f.Add(uint32(2001), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
+	f.Add(uint32(3*667+1), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
+	f.Add(uint32(2), []byte{8, 0, 0, 0, 0, 0, 0, 0}) // a bucket pointing into the header
 	f.Fuzz(func(t *testing.T, at uint32, patchBytes []byte) {
 		if len(patchBytes) == 0 || len(patchBytes) > 64 {
 			return
 		}
-		off := int64(objStart) + int64(at/2)%int64(end-objStart)
-		if at%2 == 0 {
-			off = int64(at/2) % 264
+		var off int64
+		switch at % 3 {
+		case 0:
+			off = int64(at/3) % 264
+		case 1:
+			off = int64(objStart) + int64(at/3)%int64(end-objStart)
+		default:
+			off = int64(htStart) + int64(at/3)%int64(htEnd-htStart)
 		}
 		n := min(int64(len(patchBytes)), int64(len(orig))-off)
 		fh, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -62,23 +70,23 @@ func FuzzNativeJournal(f *testing.F) {
 			fh.Close()
 		}()
 		fh.WriteAt(patchBytes[:n], off)
-		src, err := OpenJournal(JournalOptions{Dir: work, Backend: BackendNative, Since: time.Unix(1, 0), NoFollow: true})
-		if err != nil {
-			return // a clear error is fine
-		}
-		defer src.Close()
-		var e Entry
-		for got := 0; ; got++ {
-			ok, err := src.Next(&e, 0)
-			if errors.Is(err, io.EOF) || !ok {
-				break
-			}
+		// every entry, and one unit through its data object's entry list
+		for _, units := range [][]string{nil, {"a.service"}} {
+			src, err := OpenJournal(JournalOptions{Dir: work, Backend: BackendNative, Units: units, Since: time.Unix(1, 0), NoFollow: true})
 			if err != nil {
-				break
+				continue // a clear error is fine
 			}
-			if got >= 40 {
-				t.Fatalf("more entries than the file holds")
+			var e Entry
+			for got := 0; ; got++ {
+				ok, err := src.Next(&e, 0)
+				if errors.Is(err, io.EOF) || err != nil || !ok {
+					break
+				}
+				if got >= 40 {
+					t.Fatalf("more entries than the file holds")
+				}
 			}
+			src.Close()
 		}
 	})
 }
