@@ -99,8 +99,9 @@ type JournalStats struct {
 	// Recycles counts handles closed and reopened on purpose, to release libsystemd's file
 	// mappings (sdjournal; see recycleFollow). Not a fault.
 	Recycles int64
-	// Invalidations counts SD_JOURNAL_INVALIDATE: files added or removed (rotation,
-	// vacuuming, a journald restart). Always zero for journalctl.
+	// Invalidations counts SD_JOURNAL_INVALIDATE (sdjournal) or directory scans that found
+	// files added or removed (native): rotation, vacuuming, a journald restart. Always zero for
+	// journalctl.
 	Invalidations int64
 	// CursorMissing counts resumptions whose saved entry no longer existed (vacuumed while
 	// nobody read, or a cursor of another journal): entries may have been lost there.
