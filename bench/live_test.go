@@ -166,7 +166,7 @@ func TestLive(t *testing.T) {
 	hwm, anon, file := procStatus(t, pid, "VmHWM:"), procStatus(t, pid, "RssAnon:"), procStatus(t, pid, "RssFile:")
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-	fmt.Printf("LIVE rate=%d lines/s sent=%d cpu=%.2f%% of one core over %.0f s, VmHWM=%.1f MB, max RssAnon=%.1f MB (at the end RssAnon=%.1f MB RssFile=%.1f MB: mapped journal files), write->/metrics p50=%.1f ms p99=%.1f ms max=%.1f ms (%d probes)\n",
+	fmt.Printf("LIVE rate=%d lines/s sent=%d cpu=%.2f%% of one core over %.0f s, VmHWM=%.1f MB, max RssAnon=%.1f MB (at the end RssAnon=%.1f MB RssFile=%.1f MB: the binary, and the journal files libsystemd maps), write->/metrics p50=%.1f ms p99=%.1f ms max=%.1f ms (%d probes)\n",
 		rate, n, cpu, t1.Sub(t0).Seconds(), float64(hwm)/1024, float64(maxAnon)/1024, float64(anon)/1024, float64(file)/1024, p(0.5), p(0.99), p(1), len(lat))
 }
 
