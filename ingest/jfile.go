@@ -28,8 +28,8 @@ type jfile struct {
 	ino     uint64
 	flags   uint32 // incompatible_flags
 	seqID   [16]byte
-	n       uint64 // n_entries at the last snapshot
-	first   uint64 // entry_array_offset: the first entry array
+	n       uint64 // entries in the list read (the file's, or the match's) at the last snapshot
+	first   uint64 // that list's first entry array
 	chain   []jarray
 	next    uint64   // index of the next entry to read
 	queue   []uint64 // offsets of entries next … next+len-1, read ahead from the array

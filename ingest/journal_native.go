@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 )
 
@@ -236,100 +235,6 @@ func (s *nativeSource) damaged(j *jfile, err error) {
 	j.broken = true
 	s.stats.BadFiles++
 	s.o.warn("%s: %v; the rest of this file is skipped", s.o.name(), err)
-}
-
-// read fills e from j's peeked entry; false when it does not match.
-func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
-	var err error
-	s.items, err = j.items(s.items[:0])
-	if err != nil {
-		return false, err
-	}
-	var msg, host, unit, ident [2]int
-	haveUnit := false
-	s.out = s.out[:0]
-	z := j.zcount
-	defer func() { s.decompressed += j.zcount - z }()
-	for _, off := range s.items {
-		p, err := j.payload(off)
-		if err != nil {
-			return false, err
-		}
-		var dst *[2]int
-		var v []byte
-		switch {
-		case hasField(p, "MESSAGE="):
-			dst, v = &msg, p[len("MESSAGE="):]
-		case hasField(p, "_HOSTNAME="):
-			dst, v = &host, p[len("_HOSTNAME="):]
-		case hasField(p, "_SYSTEMD_UNIT="):
-			dst, v, haveUnit = &unit, p[len("_SYSTEMD_UNIT="):], true
-		case hasField(p, "SYSLOG_IDENTIFIER="):
-			dst, v = &ident, p[len("SYSLOG_IDENTIFIER="):]
-		default:
-			continue
-		}
-		dst[0] = len(s.out)
-		s.out = append(s.out, v...)
-		dst[1] = len(s.out)
-	}
-	if !s.matches(s.out[unit[0]:unit[1]], haveUnit, s.out[ident[0]:ident[1]]) {
-		return false, nil
-	}
-	if !haveUnit {
-		unit = ident
-	}
-	c := len(s.out)
-	s.out = appendCursor(s.out, j)
-	*e = Entry{
-		Time:    int64(j.head.realtime),
-		Host:    s.out[host[0]:host[1]:host[1]],
-		Unit:    s.out[unit[0]:unit[1]:unit[1]],
-		Message: s.out[msg[0]:msg[1]:msg[1]],
-		Cursor:  s.out[c:],
-	}
-	return true, nil
-}
-
-func hasField(p []byte, prefix string) bool {
-	return len(p) >= len(prefix) && string(p[:len(prefix)]) == prefix
-}
-
-// matches applies the options' matches: any unit or any identifier; everything when none.
-func (s *nativeSource) matches(unit []byte, haveUnit bool, ident []byte) bool {
-	if len(s.o.Units) == 0 && len(s.o.Identifiers) == 0 {
-		return true
-	}
-	if haveUnit {
-		for _, u := range s.o.Units {
-			if string(unit) == u {
-				return true
-			}
-		}
-	}
-	for _, id := range s.o.Identifiers {
-		if string(ident) == id {
-			return true
-		}
-	}
-	return false
-}
-
-// appendCursor formats the peeked entry's cursor exactly as sd_journal_get_cursor does.
-func appendCursor(b []byte, j *jfile) []byte {
-	h := &j.head
-	b = append(b, "s="...)
-	b = hex.AppendEncode(b, j.seqID[:])
-	b = append(b, ";i="...)
-	b = strconv.AppendUint(b, h.seqnum, 16)
-	b = append(b, ";b="...)
-	b = hex.AppendEncode(b, h.boot[:])
-	b = append(b, ";m="...)
-	b = strconv.AppendUint(b, h.monotonic, 16)
-	b = append(b, ";t="...)
-	b = strconv.AppendUint(b, h.realtime, 16)
-	b = append(b, ";x="...)
-	return strconv.AppendUint(b, h.xor, 16)
 }
 
 // Close implements JournalSource.
