@@ -43,7 +43,8 @@ func (j *jfile) arrayFor(i uint64) (jarray, error) {
 			j.chain = append(j.chain, a)
 			continue
 		}
-		// the chain is short (arrays grow geometrically): search it from the end, where reads are
+		// the chain is short (arrays grow geometrically): search it from the end, where reading
+		// usually is
 		lo := len(j.chain) - 1
 		for lo > 0 && i < j.chain[lo].base {
 			lo--
