@@ -22,33 +22,33 @@ import (
 // one thread). Cached blocks remember how far that held when they were read (blockCache).
 // Entry-array items are filled in place later, so they are always read afresh.
 type jfile struct {
-	path    string
-	f       *os.File
-	fd      int
-	ino     uint64
-	flags   uint32 // incompatible_flags
-	seqID   [16]byte
-	n       uint64 // entries in the list read (the file's, or the match's) at the last snapshot
-	first   uint64 // that list's first entry array
-	chain   []jarray
-	next    uint64   // index of the next entry to read
-	queue   []uint64 // offsets of entries next … next+len-1, read ahead from the array
-	qpos    int
-	safe    uint64      // highest entry offset known linked: objects at or below it are complete
-	cache   *blockCache // shared by the source's files
-	id      uint64      // this file's key in the cache, unique for the cache's life
-	head    jentry      // the next entry's header, when peeked
-	peeked  bool
-	tailSeq uint64 // tail_entry_seqnum at the last snapshot
-	bound   uint64 // read only entries up to this sequence number (0: no bound; see poll)
-	retired bool   // journald no longer writes it
-	final   bool   // retired, and the header was read after that: n is final
-	broken  bool   // its entry arrays are damaged: no more reading
-	wd      int32  // inotify watch, -1 none
-	raw     bool   // pread without entering the scheduler (see pread)
-	buf     []byte // scratch for objects read around the cache
-	zout    []byte // decompressed payloads
-	zcount  int    // payloads decompressed, for tests
+	path     string
+	f        *os.File
+	fd       int
+	ino      uint64
+	flags    uint32 // incompatible_flags
+	seqID    [16]byte
+	n        uint64 // entries in the list read (the file's, or the match's) at the last snapshot
+	first    uint64 // that list's first entry array
+	chain    []jarray
+	next     uint64   // index of the next entry to read
+	queue    []uint64 // offsets of entries next … next+len-1, read ahead from the array
+	qpos     int
+	safe     uint64      // highest entry offset known linked: objects at or below it are complete
+	cache    *blockCache // shared by the source's files
+	id       uint64      // this file's key in the cache, unique for the cache's life
+	head     jentry      // the next entry's header, when peeked
+	peeked   bool
+	tailBoot [16]byte // tail_entry_boot_id and tail_entry_monotonic at the last snapshot
+	tailMono uint64
+	retired  bool   // journald no longer writes it
+	final    bool   // retired, and the header was read after that: n is final
+	broken   bool   // its entry arrays are damaged: no more reading
+	wd       int32  // inotify watch, -1 none
+	raw      bool   // pread without entering the scheduler (see pread)
+	buf      []byte // scratch for objects read around the cache
+	zout     []byte // decompressed payloads
+	zcount   int    // payloads decompressed, for tests
 	// the one match read through its data object's entry list (jfile_match.go); nil: every entry
 	match     []byte
 	matchData uint64 // the match's data object, 0 until found
@@ -90,7 +90,7 @@ const (
 	jobjCompressedLZ4  = 2
 	jobjCompressedZstd = 4
 
-	jheaderRead = 184 // through entry_array_offset: what a snapshot needs
+	jheaderRead = 208 // through tail_entry_monotonic: what a snapshot needs
 )
 
 var (
@@ -156,7 +156,8 @@ func (j *jfile) snap(h []byte) {
 	// none yet
 	j.htOff, j.htSize = binary.LittleEndian.Uint64(h[104:]), binary.LittleEndian.Uint64(h[112:])
 	j.total = binary.LittleEndian.Uint64(h[152:])
-	j.tailSeq = binary.LittleEndian.Uint64(h[160:])
+	copy(j.tailBoot[:], h[56:72])
+	j.tailMono = binary.LittleEndian.Uint64(h[200:])
 	if j.match == nil { // else snapMatch sets the list
 		j.n, j.first = j.total, binary.LittleEndian.Uint64(h[176:])
 	}

@@ -19,12 +19,13 @@ import (
 // the directory did (rotation, vacuuming, a journald restart). A file journald no longer
 // writes (renamed to an archive name, marked dirty, deleted) is read to its end and closed.
 //
-// Order across files: journald links entries one at a time, in sequence-number order, but the
-// headers of several files are read one after the other; an entry of one file could then be
-// returned before an older one of another file that the snapshot missed, and a restart saved
-// in between would skip the older one. So with two or more files being written, each poll
-// reads their headers twice and returns only entries up to the newest sequence number the
-// first round saw: all of those were linked before the second round began (poll).
+// Order across files: journald links entries one at a time, in the order of their monotonic
+// stamps, but the headers of several files are read one after the other; an entry of one file
+// could then be returned before an older one of another file that the snapshot missed, and a
+// restart saved in between would skip the older one. So with two or more files being written
+// (the system journal and a user's), each poll reads their headers twice and returns only
+// entries up to the newest stamp the first round saw: all of those were linked before the
+// second round began (poll).
 //
 // Errors: an entry whose objects cannot be read is skipped and counted Unreadable; a file
 // whose header or entry arrays cannot be read any more is read up to the damage, reported
@@ -47,6 +48,12 @@ type nativeSource struct {
 	listed       int               // files read through their match's entry list (jfile_match.go)
 	decompressed int               // fields stored compressed, read (tests check the path is taken)
 	skip         map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
+	// bound holds back, per boot, the entries of files still written that are newer than
+	// round one of the last poll saw (poll); empty when fewer than two files are written.
+	bound map[[16]byte]uint64
+	// onRefresh, set by tests only, runs after each file's header is read in a poll's round
+	// (1 or 2): the moment another file's entry can slip between two snapshots.
+	onRefresh func(j *jfile, round int)
 }
 
 // Cache sizes, for all files together: following, 128 blocks of 16 KiB (2 MiB) hold the fields
@@ -58,7 +65,7 @@ const (
 )
 
 func openNative(o JournalOptions) (JournalSource, error) {
-	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}}
+	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}, bound: map[[16]byte]uint64{}}
 	s.stats.Backend = BackendNative
 	if o.NoFollow {
 		s.cache = newBlockCache(nativeBlocksRead, jblockSize)
@@ -206,7 +213,7 @@ func (s *nativeSource) earliest() *jfile {
 		if !j.pending() {
 			continue
 		}
-		if j.bound != 0 && j.head.seqnum > j.bound {
+		if m, ok := s.bound[j.head.boot]; ok && !j.final && j.head.monotonic > m {
 			continue // wait for the next snapshot (poll)
 		}
 		if best == nil || before(&j.head, j, &best.head, best) {
@@ -251,6 +258,12 @@ func (s *nativeSource) Close() error {
 		s.watch.close()
 	}
 	return nil
+}
+
+func (s *nativeSource) afterRefresh(j *jfile, round int) {
+	if s.onRefresh != nil {
+		s.onRefresh(j, round)
+	}
 }
 
 // Stats implements JournalSource.

@@ -116,7 +116,7 @@ func (s *nativeSource) retire(j *jfile) {
 
 // poll takes a new snapshot of the files' headers, after a directory scan when the
 // directory changed. With several files being written, it bounds what may be read so that
-// no entry is returned before an older one another file has not shown yet (see bound).
+// no entry is returned before an older one another file has not shown yet (nativeSource.bound).
 func (s *nativeSource) poll() {
 	if s.watch.drain() || s.rescan || s.check.due(time.Now()) {
 		s.rescan = false
@@ -128,18 +128,21 @@ func (s *nativeSource) poll() {
 			live++
 		}
 	}
-	var first map[[16]byte]uint64
+	clear(s.bound)
 	if live >= 2 {
-		// Round one: the newest sequence number of each writer. Every entry up to it was
-		// linked before round two starts, so round two shows all of them.
-		first = map[[16]byte]uint64{}
+		// Round one: the newest entry's monotonic time of each boot, over every file being
+		// written. journald stamps and links entries one at a time, in that time's order, and
+		// all its files share the clock; so every entry up to it was linked before round two
+		// starts, and round two shows all of them. (Sequence numbers are shared too, but the
+		// user journals carry another sequence number id, so they cannot be compared.)
 		for _, j := range s.files {
 			if !j.final && !j.broken {
 				if err := j.refresh(); err != nil {
 					s.damaged(j, err)
 					continue
 				}
-				first[j.seqID] = max(first[j.seqID], j.tailSeq)
+				s.bound[j.tailBoot] = max(s.bound[j.tailBoot], j.tailMono)
+				s.afterRefresh(j, 1)
 			}
 		}
 	}
@@ -152,10 +155,7 @@ func (s *nativeSource) poll() {
 			continue
 		}
 		j.final = j.retired
-		j.bound = 0
-		if q, ok := first[j.seqID]; ok && !j.final {
-			j.bound = q
-		}
+		s.afterRefresh(j, 2)
 	}
 	s.files = slices.DeleteFunc(s.files, func(j *jfile) bool {
 		if (j.final && !j.pending()) || j.broken {

@@ -40,6 +40,7 @@ type sender struct {
 	cmd   *exec.Cmd
 	dir   string // its cgroup directory
 	creds []byte // SCM_CREDENTIALS naming it
+	ucred syscall.Ucred
 }
 
 func newWriter(j *Journal) (*writer, error) {
@@ -80,7 +81,14 @@ func (j *Journal) WriteLines(unit, identifier string, msgs ...[]byte) {
 // journald is down after Kill). Entries sent are queued in journald's socket and written in
 // order; Sync waits for them to reach the files. Safe for concurrent use.
 func (j *Journal) Send(unit, identifier string, msg []byte, extra ...Field) error {
-	return j.w.send(unit, identifier, msg, extra)
+	return j.w.send(unit, identifier, msg, extra, -1)
+}
+
+// SendAsUser is Send with the sender's credentials naming uid: journald writes the entries of
+// a uid of 1000 or more to that user's journal file (user-UID.journal) instead of the system
+// one, so two files are written at once.
+func (j *Journal) SendAsUser(uid int, unit, identifier string, msg []byte) error {
+	return j.w.send(unit, identifier, msg, nil, uid)
 }
 
 // UnitsSupported reports whether entries can carry a _SYSTEMD_UNIT here (cgroups writable),
@@ -96,12 +104,18 @@ func (j *Journal) RequireUnits() {
 	}
 }
 
-func (w *writer) send(unit, identifier string, msg []byte, extra []Field) error {
+func (w *writer) send(unit, identifier string, msg []byte, extra []Field, uid int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s, err := w.sender(unit)
 	if err != nil {
 		return err
+	}
+	creds := s.creds
+	if uid >= 0 && s.cmd != nil {
+		u := s.ucred
+		u.Uid = uint32(uid)
+		creds = syscall.UnixCredentials(&u)
 	}
 	b := w.buf[:0]
 	b = append(b, "PRIORITY=6\n"...)
@@ -115,7 +129,7 @@ func (w *writer) send(unit, identifier string, msg []byte, extra []Field) error 
 	}
 	b = appendBinary(b, "MESSAGE", msg)
 	w.buf = b
-	if _, _, err := w.conn.WriteMsgUnix(b, s.creds, w.addr); err != nil {
+	if _, _, err := w.conn.WriteMsgUnix(b, creds, w.addr); err != nil {
 		return fmt.Errorf("testjournal: sending to %s: %w", w.addr.Name, err)
 	}
 	return nil
@@ -163,7 +177,8 @@ func (w *writer) sender(unit string) (*sender, error) {
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 		return nil, fmt.Errorf("testjournal: moving pid %d into %s: %w", pid, dir, err)
 	}
-	s.creds = syscall.UnixCredentials(&syscall.Ucred{Pid: int32(pid), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())})
+	s.ucred = syscall.Ucred{Pid: int32(pid), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
+	s.creds = syscall.UnixCredentials(&s.ucred)
 	return s, nil
 }
 
