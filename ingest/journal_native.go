@@ -45,9 +45,10 @@ type nativeSource struct {
 	items        []uint64
 	out          []byte // the returned entry's fields and cursor
 	cache        *blockCache
-	listed       int               // files read through their match's entry list (jfile_match.go)
-	decompressed int               // fields stored compressed, read (tests check the path is taken)
-	skip         map[string]uint64 // files not to open: read to their end, or unreadable (path → inode)
+	listed       int                 // files read through their match's entry list (jfile_match.go)
+	decompressed int                 // fields stored compressed, read (tests check the path is taken)
+	skip         map[string]uint64   // files not to open: read to their end, or unreadable (path → inode)
+	other        map[uint64]struct{} // data objects holding no field read (file id, offset; see nativeOtherMax)
 	// bound holds back, per boot, the entries of files still written that are newer than
 	// round one of the last poll saw (poll); empty when fewer than two files are written.
 	bound map[[16]byte]uint64
@@ -65,7 +66,8 @@ const (
 )
 
 func openNative(o JournalOptions) (JournalSource, error) {
-	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}, bound: map[[16]byte]uint64{}}
+	s := &nativeSource{o: o, check: newFileChecker(o.Dir), skip: map[string]uint64{}, bound: map[[16]byte]uint64{},
+		other: map[uint64]struct{}{}}
 	s.stats.Backend = BackendNative
 	if o.NoFollow {
 		s.cache = newBlockCache(nativeBlocksRead, jblockSize)

@@ -7,6 +7,12 @@ import (
 
 // The fields of an entry the native backend hands on, and its cursor.
 
+// nativeOtherMax bounds the set of data objects known to hold none of the fields read (most of
+// an entry's: _PID, _COMM, _BOOT_ID, …, shared by many entries): 1<<18 of them, about 10 MB
+// at most. Skipping them without reading saves a cache lookup each and keeps the cache for the
+// fields that matter; when the set is full it starts again.
+const nativeOtherMax = 1 << 18
+
 // read fills e from j's peeked entry; false when it does not match.
 func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 	var err error
@@ -20,6 +26,10 @@ func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 	z := j.zcount
 	defer func() { s.decompressed += j.zcount - z }()
 	for _, off := range s.items {
+		key := j.id<<jblockKeyBits | off
+		if _, skip := s.other[key]; skip {
+			continue
+		}
 		p, err := j.payload(off)
 		if err != nil {
 			return false, err
@@ -36,6 +46,10 @@ func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 		case hasField(p, "SYSLOG_IDENTIFIER="):
 			dst, v = &ident, p[len("SYSLOG_IDENTIFIER="):]
 		default:
+			if len(s.other) >= nativeOtherMax {
+				clear(s.other)
+			}
+			s.other[key] = struct{}{}
 			continue
 		}
 		dst[0] = len(s.out)
