@@ -48,7 +48,8 @@ type nativeSource struct {
 	listed       int                 // files read through their match's entry list (jfile_match.go)
 	decompressed int                 // fields stored compressed, read (tests check the path is taken)
 	skip         map[string]uint64   // files not to open: read to their end, or unreadable (path → inode)
-	other        map[uint64]struct{} // data objects holding no field read (file id, offset; see nativeOtherMax)
+	other        map[uint64]struct{} // data objects holding no field read (file id, offset; see nativeOtherRead)
+	otherMax     int
 	// bound holds back, per boot, the entries of files still written that are newer than
 	// round one of the last poll saw (poll); empty when fewer than two files are written.
 	bound map[[16]byte]uint64
@@ -70,9 +71,9 @@ func openNative(o JournalOptions) (JournalSource, error) {
 		other: map[uint64]struct{}{}}
 	s.stats.Backend = BackendNative
 	if o.NoFollow {
-		s.cache = newBlockCache(nativeBlocksRead, jblockSize)
+		s.cache, s.otherMax = newBlockCache(nativeBlocksRead, jblockSize), nativeOtherRead
 	} else {
-		s.cache = newBlockCache(nativeBlocksFollow, jblockSize)
+		s.cache, s.otherMax = newBlockCache(nativeBlocksFollow, jblockSize), nativeOtherFollow
 	}
 	s.dirs = s.check.dirs
 	if !o.NoFollow {
