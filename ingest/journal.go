@@ -208,6 +208,23 @@ func (o *JournalOptions) trimAfter() int64 {
 	return o.TrimAfter
 }
 
+// startName says where a source starts when there is no cursor to resume from: Since, or the
+// tail.
+func (o *JournalOptions) startName() string {
+	if !o.Since.IsZero() {
+		return o.Since.Format(time.RFC3339Nano)
+	}
+	return "the tail"
+}
+
+// invalidCursor counts and reports a saved cursor that does not parse, and forgets it: the
+// source starts from startName instead.
+func (o *JournalOptions) invalidCursor(st *JournalStats) {
+	st.CursorMissing++
+	o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", o.name(), o.Cursor, o.startName())
+	o.Cursor = ""
+}
+
 // name is how errors and warnings name the journal.
 func (o *JournalOptions) name() string {
 	if o.Dir == "" {

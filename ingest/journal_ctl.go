@@ -183,7 +183,7 @@ func (s *ctlSource) ended(why error) error {
 	if !s.got && s.resume.fromStore && strings.Contains(stderr, "cursor") {
 		// journalctl rejected the saved cursor before printing anything.
 		s.stats.CursorMissing++
-		s.o.warn("%s: journalctl rejected saved cursor %q (%s); starting from %s instead", s.o.name(), s.o.Cursor, stderr, s.startName())
+		s.o.warn("%s: journalctl rejected saved cursor %q (%s); starting from %s instead", s.o.name(), s.o.Cursor, stderr, s.o.startName())
 		s.o.Cursor = ""
 		s.started = false // the start of a first start (from s.tail, as of OpenJournal)
 		return nil

@@ -95,10 +95,3 @@ func (s *ctlSource) noFiles() bool {
 	}
 	return true
 }
-
-func (s *ctlSource) startName() string {
-	if !s.o.Since.IsZero() {
-		return s.o.Since.Format(time.RFC3339Nano)
-	}
-	return "the tail"
-}

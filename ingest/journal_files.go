@@ -24,6 +24,11 @@ type fileChecker struct {
 	lastScan time.Time
 }
 
+// journalYoung is how long a file that does not read as a journal file yet may still be in the
+// middle of being created (journald writes the header after creating the file): it is judged
+// at a later scan.
+const journalYoung = 5 * time.Second
+
 // fileRecheck is how often an idle source looks for new bad files; rotation and vacuuming
 // also trigger a scan in the sdjournal backend.
 const fileRecheck = time.Minute
@@ -53,7 +58,7 @@ func (c *fileChecker) scan(now time.Time) (bad []string) {
 				continue
 			}
 			err := checkJournalFile(path, st.Size)
-			if err != nil && !errors.Is(err, fs.ErrPermission) && now.Sub(time.Unix(st.Mtim.Unix())) < 5*time.Second {
+			if err != nil && !errors.Is(err, fs.ErrPermission) && now.Sub(time.Unix(st.Mtim.Unix())) < journalYoung {
 				continue // possibly being created right now: judge it at a later scan
 			}
 			c.decided[path] = st.Ino

@@ -118,8 +118,7 @@ func (s *nativeSource) position() {
 			}
 			return
 		}
-		s.stats.CursorMissing++
-		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
+		s.o.invalidCursor(&s.stats)
 	}
 	if !s.o.Since.IsZero() {
 		t := uint64(s.o.Since.UnixMicro())
@@ -127,13 +126,6 @@ func (s *nativeSource) position() {
 		return
 	}
 	s.start = func(j *jfile) error { j.seekIndex(j.n); return nil }
-}
-
-func (s *nativeSource) startName() string {
-	if !s.o.Since.IsZero() {
-		return s.o.Since.Format(time.RFC3339Nano)
-	}
-	return "the tail"
 }
 
 // Next implements JournalSource.
@@ -177,8 +169,7 @@ func (s *nativeSource) step(e *Entry) bool {
 		ok, err := s.read(j, e)
 		j.advance()
 		if err != nil {
-			s.stats.Unreadable++
-			s.o.warn("%s: skipping an unreadable entry: %v", s.o.name(), err)
+			s.unreadable(err)
 			continue
 		}
 		if !ok {
@@ -201,8 +192,7 @@ func (s *nativeSource) earliest() *jfile {
 		}
 		err := j.peek()
 		for errors.Is(err, errBadEntry) && j.pending() {
-			s.stats.Unreadable++
-			s.o.warn("%s: skipping an unreadable entry: %v", s.o.name(), err)
+			s.unreadable(err)
 			j.advance()
 			err = nil
 			if j.pending() {
@@ -219,16 +209,18 @@ func (s *nativeSource) earliest() *jfile {
 		if m, ok := s.bound[j.head.boot]; ok && !j.final && j.head.monotonic > m {
 			continue // wait for the next snapshot (poll)
 		}
-		if best == nil || before(&j.head, j, &best.head, best) {
+		if best == nil || before(j, best) {
 			best = j
 		}
 	}
 	return best
 }
 
-// before is sd-journal's order: by sequence number within one writer's sequence, else by
-// monotonic time within one boot, else by wall-clock time.
-func before(a *jentry, af *jfile, b *jentry, bf *jfile) bool {
+// before says whether af's next entry comes before bf's, in sd-journal's order: by sequence
+// number within one writer's sequence, else by monotonic time within one boot, else by
+// wall-clock time.
+func before(af, bf *jfile) bool {
+	a, b := &af.head, &bf.head
 	switch {
 	case af.seqID == bf.seqID && a.seqnum != b.seqnum:
 		return a.seqnum < b.seqnum
@@ -238,6 +230,12 @@ func before(a *jentry, af *jfile, b *jentry, bf *jfile) bool {
 		return a.realtime < b.realtime
 	}
 	return a.xor < b.xor
+}
+
+// unreadable counts and reports an entry skipped because its objects could not be read.
+func (s *nativeSource) unreadable(err error) {
+	s.stats.Unreadable++
+	s.o.warn("%s: skipping an unreadable entry: %v", s.o.name(), err)
 }
 
 // damaged stops reading a file whose entry arrays cannot be followed any more.

@@ -30,7 +30,6 @@ func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 	haveUnit := false
 	s.out = s.out[:0]
 	z := j.zcount
-	defer func() { s.decompressed += j.zcount - z }()
 	for _, off := range s.items {
 		key := j.id<<jblockKeyBits | off
 		if _, skip := s.other[key]; skip {
@@ -62,6 +61,7 @@ func (s *nativeSource) read(j *jfile, e *Entry) (bool, error) {
 		s.out = append(s.out, v...)
 		dst[1] = len(s.out)
 	}
+	s.decompressed += j.zcount - z
 	if !s.matches(s.out[unit[0]:unit[1]], haveUnit, s.out[ident[0]:ident[1]]) {
 		return false, nil
 	}

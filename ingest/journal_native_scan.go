@@ -13,16 +13,20 @@ import (
 // reports damaged ones (fileChecker).
 func (s *nativeSource) scan() {
 	found := map[uint64]string{}
-	var paths []string
+	type file struct {
+		path string
+		st   syscall.Stat_t
+	}
+	var files []file
 	for _, d := range s.dirs {
 		s.watch.addDir(d)
 		for _, p := range journalFiles(d) {
-			var st syscall.Stat_t
-			if syscall.Stat(p, &st) != nil {
+			f := file{path: p}
+			if syscall.Stat(p, &f.st) != nil {
 				continue
 			}
-			found[st.Ino] = p
-			paths = append(paths, p)
+			found[f.st.Ino] = p
+			files = append(files, f)
 			s.watch.addDir(filepath.Dir(p))
 		}
 	}
@@ -44,10 +48,10 @@ func (s *nativeSource) scan() {
 			delete(s.skip, p) // gone: a new file there is new
 		}
 	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		var st syscall.Stat_t
-		if syscall.Stat(p, &st) != nil || known[st.Ino] || s.skip[p] == st.Ino {
+	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.path, b.path) })
+	for _, f := range files {
+		p, st := f.path, &f.st
+		if known[st.Ino] || s.skip[p] == st.Ino {
 			continue
 		}
 		j, err := openJFile(p, s.cache, !s.o.NoFollow)
@@ -96,10 +100,6 @@ func (s *nativeSource) scan() {
 		s.o.warn("%s", msg)
 	}
 }
-
-// journalYoung is how long a file that does not read as a journal file yet may still be in the
-// middle of being created.
-const journalYoung = 5 * time.Second
 
 // activeJournalName says whether journald may still write the file named p: archived files
 // have "@" in their name, and files it found dirty are renamed with a "~" suffix.

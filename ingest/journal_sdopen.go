@@ -29,9 +29,7 @@ func (s *sdSource) seek(initial bool) error {
 			s.resume = resumePoint{cursor: c, fromStore: true}
 			return nil
 		}
-		s.stats.CursorMissing++
-		s.o.warn("%s: saved cursor %q is not a valid journal cursor; starting from %s instead", s.o.name(), c, s.startName())
-		s.o.Cursor = ""
+		s.o.invalidCursor(&s.stats)
 	}
 	switch {
 	case !s.o.Since.IsZero():
@@ -55,13 +53,6 @@ func (s *sdSource) seek(initial bool) error {
 		return s.own.seekHead()
 	}
 	return nil
-}
-
-func (s *sdSource) startName() string {
-	if !s.o.Since.IsZero() {
-		return s.o.Since.Format(time.RFC3339Nano)
-	}
-	return "the tail"
 }
 
 // fail closes the handle after err; Next reopens it when the backoff allows.
