@@ -11,7 +11,7 @@ build:
 	go build -o bin/specwatch ./cmd/specwatch
 
 bench:
-	go test -run='^$$' -bench=. -benchmem ./parse/ ./ingest/ ./model/
+	go test -run='^$$' -bench=. -benchmem ./parse/... ./ingest/... ./model/...
 
 # Hardening, opt-in: a simulated week with faults (~15 min) and every fuzz target for 10 min.
 soak:

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,16 +76,6 @@ func runCmd(t testing.TB, timeout time.Duration, dir string, env []string, name 
 	return r
 }
 
-// goTool is the go command that runs these tests.
-func goTool(t testing.TB) string {
-	t.Helper()
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
-		return needTool(t, "go", "Go from go.dev (see README)")
-	}
-	return p
-}
-
 // specwatchBinary builds ./cmd/specwatch once per test run (the same flags as
 // scripts/package.sh, so the package test's build reuses the cache) and returns its path.
 var specwatchBinary = sync.OnceValues(func() (string, error) {
@@ -98,7 +89,11 @@ var specwatchBinary = sync.OnceValues(func() (string, error) {
 	defer cancel()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
-	cmd := exec.CommandContext(ctx, filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-trimpath",
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("building specwatch: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath",
 		"-ldflags", "-X main.version=0.0.0~deploytest", "-o", out, "./cmd/specwatch")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/specwatch/specwatch/parse"
 )
@@ -121,11 +120,4 @@ func thousands(v float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func minutes(d time.Duration) string {
-	if d < time.Minute {
-		return sprintf("%.0f s", d.Seconds())
-	}
-	return sprintf("%.0f min", d.Minutes())
 }

@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"time"
+
+	"github.com/specwatch/specwatch/model/internal/estimate"
 )
 
 // dropDetector is acceptance_drop: a one-sided CUSUM on window means of commit length,
@@ -11,17 +13,17 @@ import (
 // reasoning, 7 on boilerplate) those swings set the scale and are not alarms, while a service
 // with steady acceptance has a tight scale and a 10 % fall stands out within minutes.
 type dropDetector struct {
-	block   BlockMean
-	base    EWMA // of window means
-	cusum   CUSUM
+	block   estimate.BlockMean
+	base    estimate.EWMA // of window means
+	cusum   estimate.CUSUM
 	windows int
 }
 
 func newDropDetector(o *Options) dropDetector {
 	return dropDetector{
-		block: NewBlockMean(o.Window),
-		base:  NewEWMA(o.LongHalfLife),
-		cusum: NewCUSUM(CUSUMOptions{K: o.DropK, H: o.DropH, Side: SideDown}),
+		block: estimate.NewBlockMean(o.Window),
+		base:  estimate.NewEWMA(o.LongHalfLife),
+		cusum: estimate.NewCUSUM(estimate.CUSUMOptions{K: o.DropK, H: o.DropH, Side: estimate.SideDown}),
 	}
 }
 
@@ -65,9 +67,9 @@ func (d *dropDetector) observe(t int64, c float64, se *Series) {
 // anyway: a permanent change (a new driver, another GPU clock) is the new normal, and the
 // operator has been told.
 type regressionDetector struct {
-	block   BlockMean
-	base    EWMA // of window means of the log residual
-	cusum   CUSUM
+	block   estimate.BlockMean
+	base    estimate.EWMA // of window means of the log residual
+	cusum   estimate.CUSUM
 	windows int
 	alarmAt int64
 }
@@ -79,9 +81,9 @@ const rangeMargin = 1.1
 
 func newRegressionDetector(o *Options) regressionDetector {
 	return regressionDetector{
-		block: NewBlockMean(o.Window),
-		base:  NewEWMA(o.LongHalfLife),
-		cusum: NewCUSUM(CUSUMOptions{K: o.RegressionK, H: o.RegressionH, Side: SideUp}),
+		block: estimate.NewBlockMean(o.Window),
+		base:  estimate.NewEWMA(o.LongHalfLife),
+		cusum: estimate.NewCUSUM(estimate.CUSUMOptions{K: o.RegressionK, H: o.RegressionH, Side: estimate.SideUp}),
 	}
 }
 

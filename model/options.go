@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model/internal/estimate"
+)
 
 // Options configure a Set. Zero fields take the defaults below; cmd/specwatch maps the config
 // file onto this struct.
@@ -18,7 +22,7 @@ type Options struct {
 	// both exceed IdleFactor times what the series shows normally.
 	IdleFactor float64
 
-	Fit RLSOptions
+	Fit estimate.RLSOptions
 
 	// Acceptance half-lives of the short and long commit-length means.
 	ShortHalfLife, LongHalfLife time.Duration

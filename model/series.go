@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -23,15 +24,15 @@ type Series struct {
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
 	commitSrc   uint8
 	pointSrc    uint8 // likewise for decode points (step, context)
-	commitQ     Quantiles
-	short, long EWMA
+	commitQ     estimate.Quantiles
+	short, long estimate.EWMA
 
-	fit RLS
-	ref TheilSen
+	fit estimate.RLS
+	ref estimate.TheilSen
 	// snap is the fit as it was when no slowdown was suspected, and the context range it had
 	// learned: step_time_regression compares steps with it, so that the live fit may keep
 	// learning (new context ranges, new workloads) without a slowdown becoming the reference.
-	snap           RLS
+	snap           estimate.RLS
 	snapLo, snapHi float64
 	lo, hi         float64 // context range the live fit has learned
 
@@ -58,10 +59,10 @@ type Series struct {
 
 // current holds the latest value of each figure, for gauges and the status page.
 type current struct {
-	t                                        int64
-	commit, acceptRate, depth, ctx, running  float64
-	step, tps, predTPS, predStep, stepLogged float64
-	has                                      uint16
+	t                                       int64
+	commit, acceptRate, depth, ctx, running float64
+	step, tps, predTPS, predStep            float64
+	has                                     uint16
 }
 
 const (
@@ -89,11 +90,11 @@ func newSeries(l Labels, opts *Options) *Series {
 		labels:    l,
 		opts:      opts,
 		kvContext: l.Engine == parse.EngineVLLM.String(),
-		commitQ:   NewQuantiles(QuantilesOptions{}),
-		short:     NewEWMA(opts.ShortHalfLife),
-		long:      NewEWMA(opts.LongHalfLife),
-		fit:       NewRLS(opts.Fit),
-		ref:       NewTheilSen(TheilSenOptions{Capacity: theilSenCapacity}),
+		commitQ:   estimate.NewQuantiles(estimate.QuantilesOptions{}),
+		short:     estimate.NewEWMA(opts.ShortHalfLife),
+		long:      estimate.NewEWMA(opts.LongHalfLife),
+		fit:       estimate.NewRLS(opts.Fit),
+		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{}),
 		drop:      newDropDetector(opts),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
@@ -105,10 +106,6 @@ func newSeries(l Labels, opts *Options) *Series {
 	}
 	return se
 }
-
-// theilSenCapacity keeps the reference fit's scratch at 64 KB per series: 128 points are
-// plenty to catch the adaptive fit being dragged, and 256 series stay within a few MB.
-const theilSenCapacity = 128
 
 // observe applies one matched, resolved sample.
 func (se *Series) observe(s *parse.Sample) {

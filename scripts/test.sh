@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it (.ci/run calls this): installs the system
-# packages, then vet, race-enabled tests, and every native fuzz target for a few seconds.
+# packages, then vet, staticcheck, race-enabled tests, and every native fuzz target for a few seconds.
 # FUZZTIME=10m scripts/test.sh runs the fuzzers for longer. The default is a count of inputs, not
 # a duration: a duration's deadline can expire while a worker is mid-input, which go test then
 # reports as a failure ("context deadline exceeded") though nothing failed.
@@ -15,6 +15,8 @@ fuzztime=${FUZZTIME:-20000x}
 export SPECWATCH_REQUIRE_JOURNALD=1
 echo "== go vet"
 go vet ./...
+echo "== staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 echo "== go test -race"
 go test -race -count=1 ./...
 echo "== fuzz ($fuzztime each)"

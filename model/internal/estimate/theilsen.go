@@ -1,13 +1,13 @@
-package model
+package estimate
 
 import "math"
 
 // Defaults for TheilSenOptions.
 const (
-	// DefaultTheilSenCapacity is the ring size: 256 points (≈ 8.5 min at one
-	// sample per 2 s). Fit keeps cap·(cap−1)/2 slopes of scratch: 261 KB,
-	// allocated by the first Fit.
-	DefaultTheilSenCapacity = 256
+	// DefaultTheilSenCapacity is the ring size: 128 points (≈ 4 min at one sample per 2 s)
+	// are plenty to catch the adaptive fit being dragged, and Fit's scratch of cap·(cap−1)/2
+	// slopes stays at 64 KB, so 256 series stay within a few MB.
+	DefaultTheilSenCapacity = 128
 	// DefaultTheilSenMinDX skips pairs closer than one token in x: their
 	// slope is noise divided by almost nothing.
 	DefaultTheilSenMinDX = 1.0
@@ -25,8 +25,8 @@ type TheilSenOptions struct {
 // breakdown point is 29 %: it is the check on the RLS fit, which is fast
 // and adaptive but can be dragged by a run of bad samples. Fit is O(n²)
 // time, so call it every few dozen samples or at report time, not per
-// sample. All memory is allocated by NewTheilSen; Add and Fit allocate
-// nothing.
+// sample. NewTheilSen allocates the ring and the first Fit the scratch;
+// Add and later Fits allocate nothing.
 //
 // TheilSen holds slices: a copy shares the buffers with the original, so
 // keep one owner (embed it in a struct reached by pointer).
