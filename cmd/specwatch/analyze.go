@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
@@ -50,25 +51,13 @@ func (c *analyzeConfig) validate(since, until, tz string) error {
 		return fmt.Errorf("--tz %q: %v: %w", tz, err, errUsage)
 	}
 	c.loc = loc
-	if c.since, err = parseWhen(since, loc); err != nil {
+	if c.since, err = config.ParseWhen(since, loc); err != nil {
 		return fmt.Errorf("--since: %v: %w", err, errUsage)
 	}
-	if c.until, err = parseWhen(until, loc); err != nil {
+	if c.until, err = config.ParseWhen(until, loc); err != nil {
 		return fmt.Errorf("--until: %v: %w", err, errUsage)
 	}
 	return nil
-}
-
-func parseWhen(s string, loc *time.Location) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time (RFC 3339, or 2006-01-02 15:04:05)", s)
 }
 
 func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) error {

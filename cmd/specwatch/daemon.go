@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
@@ -22,7 +23,7 @@ import (
 // HTTP server and the optional push. Lifecycle: newDaemon, then serve(ctx, feed) which returns
 // when ctx ends (after the final push and a graceful HTTP shutdown) or when feed fails.
 type daemon struct {
-	cfg     Config
+	cfg     config.Config
 	log     zerolog.Logger
 	slog    *slog.Logger
 	locked  *exporter.Locked
@@ -46,10 +47,10 @@ func (d *daemon) reloaded(ok bool) {
 	}
 }
 
-func newDaemon(cfg Config, log zerolog.Logger, live bool, title string) (*daemon, error) {
+func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (*daemon, error) {
 	d := &daemon{cfg: cfg, log: log, slog: slog.New(zerolog.NewSlogHandler(log)), title: title}
-	d.locked = &exporter.Locked{Set: model.NewSet(cfg.modelOptions(live)), Live: live}
-	d.parser.Store(parse.NewParser(cfg.parseOptions()))
+	d.locked = &exporter.Locked{Set: model.NewSet(cfg.ModelOptions(live)), Live: live}
+	d.parser.Store(parse.NewParser(cfg.ParseOptions()))
 	v, rev := buildVersion()
 	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: d.locked, MaxSeries: cfg.Model.MaxSeries, Version: v, Revision: rev})
 	if err != nil {

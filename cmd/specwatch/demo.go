@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -51,9 +52,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *speed < 0 {
 		return fmt.Errorf("--speed %g: must not be negative: %w", *speed, errUsage)
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Listen = *listen
-	log, err := newLogger("info", "auto", stderr)
+	log, _, err := newLogger("info", "auto", stderr)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/specwatch/specwatch/config"
 )
 
 // listFlag is a repeatable string flag (--unit a --unit b).
@@ -44,7 +46,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 // apply overrides cfg with the flags that were given on the command line.
-func (f *runFlags) apply(cfg *Config) error {
+func (f *runFlags) apply(cfg *config.Config) error {
 	given := func(name string) bool { return f.set[name] }
 	if len(f.units) > 0 {
 		cfg.Journal.Units = f.units
@@ -87,11 +89,11 @@ func (f *runFlags) apply(cfg *Config) error {
 }
 
 // loadRunConfig is defaults, then the file, then the flags, then validation.
-func (f *runFlags) load() (Config, error) {
-	cfg := DefaultConfig()
+func (f *runFlags) load() (config.Config, error) {
+	cfg := config.Default()
 	if f.config != "" {
 		var err error
-		if cfg, err = LoadConfig(f.config); err != nil {
+		if cfg, err = config.Load(f.config); err != nil {
 			return cfg, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -13,11 +14,12 @@ import (
 
 // newLogger builds specwatch's own logger. "auto" writes natively to the journal (structured
 // fields, priorities) when systemd connected stderr to it, a console format on a terminal, and
-// JSON otherwise (containers, log shippers).
-func newLogger(level, format string, stderr io.Writer) (zerolog.Logger, error) {
+// JSON otherwise (containers, log shippers). The returned levelWriter is where the level
+// lives: SIGHUP changes it for every copy of the logger at once.
+func newLogger(level, format string, stderr io.Writer) (zerolog.Logger, *levelWriter, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil {
-		return zerolog.Nop(), fmt.Errorf("log level %q: %w", level, err)
+		return zerolog.Nop(), nil, fmt.Errorf("log level %q: %w", level, err)
 	}
 	if format == "auto" {
 		switch {
@@ -36,5 +38,33 @@ func newLogger(level, format string, stderr io.Writer) (zerolog.Logger, error) {
 	case "console":
 		w = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.DateTime}
 	}
-	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+	lw := &levelWriter{w: w}
+	lw.SetLevel(lvl)
+	return zerolog.New(lw).Level(zerolog.DebugLevel).With().Timestamp().Logger(), lw, nil
+}
+
+// levelWriter drops events below its level. zerolog's Level() returns an independent copy, and
+// the pipeline, the journal reader's warnings and the HTTP server's slog handler each hold one
+// taken at start, so a reload that set the level on its own copy changed nothing else. The
+// loggers pass everything from debug up and the one shared writer decides; specwatch logs
+// little at debug, so the events built only to be dropped cost nothing measurable.
+type levelWriter struct {
+	w     io.Writer
+	level atomic.Int32
+}
+
+// SetLevel takes effect for the next event of every logger writing here.
+func (l *levelWriter) SetLevel(lvl zerolog.Level) { l.level.Store(int32(lvl)) }
+
+func (l *levelWriter) Write(p []byte) (int, error) { return l.w.Write(p) }
+
+// WriteLevel is what zerolog calls: events without a level (NoLevel) always pass.
+func (l *levelWriter) WriteLevel(lvl zerolog.Level, p []byte) (int, error) {
+	if lvl < zerolog.Level(l.level.Load()) {
+		return len(p), nil
+	}
+	if lw, ok := l.w.(zerolog.LevelWriter); ok {
+		return lw.WriteLevel(lvl, p)
+	}
+	return l.w.Write(p)
 }

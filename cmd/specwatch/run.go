@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -38,12 +38,12 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	daemonGC()
 	daemonProcs()
-	log, err := newLogger(cfg.Log.Level, cfg.Log.Format, stderr)
+	log, level, err := newLogger(cfg.Log.Level, cfg.Log.Format, stderr)
 	if err != nil {
 		return err
 	}
 	loc, _ := time.LoadLocation(cfg.Timezone) // validated
-	since, _ := parseWhen(cfg.Journal.Since, loc)
+	since, _ := config.ParseWhen(cfg.Journal.Since, loc)
 	backend, err := ingest.ParseBackend(cfg.Journal.Backend)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go d.reloadLoop(ctx, hup, &f)
+	go d.reloadLoop(ctx, hup, &f, level)
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
@@ -86,7 +86,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 // parts that can change live (log level, aliases and rules, model thresholds); on failure keep
 // everything as it was and say why. Journal matches, listen address, state directory and push
 // target need a restart, and the log says so.
-func (d *daemon) reloadLoop(ctx context.Context, hup <-chan os.Signal, f *runFlags) {
+func (d *daemon) reloadLoop(ctx context.Context, hup <-chan os.Signal, f *runFlags, level *levelWriter) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -99,16 +99,15 @@ func (d *daemon) reloadLoop(ctx context.Context, hup <-chan os.Signal, f *runFla
 			d.reloaded(false)
 			continue
 		}
-		if lvl, err := zerolog.ParseLevel(cfg.Log.Level); err == nil {
-			d.log = d.log.Level(lvl)
+		if lvl, err := zerolog.ParseLevel(cfg.Log.Level); err == nil { // validated
+			level.SetLevel(lvl)
 		}
-		d.parser.Store(parse.NewParser(cfg.parseOptions()))
+		d.parser.Store(parse.NewParser(cfg.ParseOptions()))
 		d.locked.Mu.Lock()
-		d.locked.Set.Reconfigure(cfg.modelOptions(true))
+		d.locked.Set.Reconfigure(cfg.ModelOptions(true))
 		d.locked.Mu.Unlock()
-		if !reflect.DeepEqual(cfg.Journal, d.cfg.Journal) || cfg.Listen != d.cfg.Listen || cfg.StateDir != d.cfg.StateDir ||
-			cfg.Push.URL != d.cfg.Push.URL {
-			d.log.Warn().Msg("journal, listen, state_dir and push settings changed: they take effect at the next restart")
+		if keys := config.RestartKeys(d.cfg, cfg); len(keys) > 0 {
+			d.log.Warn().Strs("keys", keys).Msg("these settings changed and take effect at the next restart")
 		}
 		d.cfg = cfg
 		d.reloaded(true)

@@ -1,4 +1,4 @@
-package main
+package config
 
 // Reading the config file strictly: a size cap, unknown keys refused, and the YAML library's
 // "line N" errors turned into the dotted key an operator can find.

@@ -1,4 +1,8 @@
-package main
+// Package config is specwatch's configuration file: every key has a default (Default), decoding
+// is strict (an unknown key is an error, not a silent no-op), and Validate names the offending
+// key as the operator wrote it. Only cmd/specwatch reads it; the libraries take the options
+// structs it maps onto (ParseOptions, ModelOptions).
+package config
 
 import (
 	"errors"
@@ -12,9 +16,7 @@ import (
 	"github.com/specwatch/specwatch/parse"
 )
 
-// Config is the daemon's configuration file. Every key has a default (DefaultConfig), decoding is
-// strict (an unknown key is an error, not a silent no-op), and Validate names the offending key.
-// Flags override the file.
+// Config is the daemon's configuration file. Flags override the file (cmd/specwatch).
 type Config struct {
 	Journal   JournalConfig     `yaml:"journal"`
 	StateDir  string            `yaml:"state_dir"`
@@ -84,8 +86,8 @@ type ModelConfig struct {
 // never come.
 const maxTrimMiB = 512
 
-// DefaultConfig is what specwatch does with no file and no flags.
-func DefaultConfig() Config {
+// Default is what specwatch does with no file and no flags.
+func Default() Config {
 	return Config{
 		Journal:  JournalConfig{Backend: "auto", TrimMiB: ingest.DefaultTrimAfter >> 20},
 		StateDir: "/var/lib/specwatch",
@@ -96,9 +98,9 @@ func DefaultConfig() Config {
 	}
 }
 
-// LoadConfig reads path over the defaults.
-func LoadConfig(path string) (Config, error) {
-	cfg := DefaultConfig()
+// Load reads path over the defaults and validates the result.
+func Load(path string) (Config, error) {
+	cfg := Default()
 	data, err := readConfig(path)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
@@ -122,7 +124,7 @@ func (c *Config) Validate() error {
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
 	}
 	if c.Journal.Since != "" {
-		if _, err := parseWhen(c.Journal.Since, time.UTC); err != nil {
+		if _, err := ParseWhen(c.Journal.Since, time.UTC); err != nil {
 			bad("journal.since", "%v", err)
 		}
 	}
@@ -228,8 +230,8 @@ func aliasOf(v string) (parse.Alias, error) {
 	return parse.Alias{Field: f, Scale: scale}, nil
 }
 
-// parseOptions turns the config's aliases and rules into parse.Options (validated already).
-func (c *Config) parseOptions() parse.Options {
+// ParseOptions turns the config's aliases and rules into parse.Options (validated already).
+func (c *Config) ParseOptions() parse.Options {
 	var o parse.Options
 	if len(c.Aliases) > 0 {
 		o.Aliases = make(map[string]parse.Alias, len(c.Aliases))
@@ -268,8 +270,8 @@ func (r RuleConfig) compile() (parse.Rule, error) {
 	return parse.NewRule(r.Name, r.Match, r.Contains, kind, units)
 }
 
-// modelOptions maps the config onto model.Options (zero keeps the model's default).
-func (c *Config) modelOptions(live bool) model.Options {
+// ModelOptions maps the config onto model.Options (zero keeps the model's default).
+func (c *Config) ModelOptions(live bool) model.Options {
 	m := c.Model
 	return model.Options{
 		Live: live, MaxSeries: m.MaxSeries, DecodeLogInterval: m.DecodeLogInterval, IdleFactor: m.IdleFactor,

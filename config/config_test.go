@@ -1,0 +1,63 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "specwatch.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	for _, c := range []struct{ body, key string }{
+		{"listen: ':9877'\nbogus: 1\n", "bogus"},
+		{"model:\n  window: many\n", "model.window"},
+		{"model:\n  stale_after: -5m\n", "model.stale_after"},
+		{"model:\n  max_series: 99999999999999\n", "model.max_series"},
+		{"model:\n  collapse_ratio: 1.5\n", "model.collapse_ratio"},
+		{"push:\n  interval: soon\n", "push.interval"},
+		{"push:\n  url: ftp://x\n", "push.url"},
+		{"journal:\n  backend: magic\n", "journal.backend"},
+		{"journal:\n  units: sglang.service\n", "journal.units"},
+		{"journal:\n  trim_mib: -1\n", "journal.trim_mib"},
+		{"journal:\n  trim_mib: 513\n", "journal.trim_mib"},
+		{"journal:\n  trim_mib: 2.5\n", "journal.trim_mib"},
+		{"log:\n  level: loud\n", "log.level"},
+		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},
+		{"model:\n  forecast_contexts: [4096, -1]\n", "model.forecast_contexts[1]"},
+		{"timezone: Mars/Olympus\n", "timezone"},
+		{"rules:\n  - name: x\n    match: '('\n", "rules[0]"},
+		{"rules:\n  - name: x\n    match: 'a=(?P<commit_len>[0-9.]+)'\n    units: {commit_len: parsecs}\n", "rules[0]"},
+	} {
+		_, err := Load(writeConfig(t, c.body))
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%q: error %v, want it to name %q", c.body, err, c.key)
+		}
+	}
+}
+
+func TestRestartKeys(t *testing.T) {
+	old := Default()
+	cur := Default()
+	cur.Log.Level = "debug"
+	cur.Model.Window = 9
+	if k := RestartKeys(old, cur); len(k) != 0 {
+		t.Errorf("log and model changes need no restart, got %v", k)
+	}
+	cur.Journal.Units = []string{"x.service"}
+	cur.Listen = ":1"
+	cur.StateDir = "/x"
+	cur.Push.URL = "http://127.0.0.1:1/"
+	if k, want := RestartKeys(old, cur), []string{"journal", "listen", "state_dir", "push.url"}; !reflect.DeepEqual(k, want) {
+		t.Errorf("restart keys %v, want %v", k, want)
+	}
+}
