@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +13,7 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // analyzeConfig is what the analyze flags say.
@@ -91,10 +90,10 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.format == "html" {
 		v, _ := buildVersion()
-		return exporter.WritePage(stdout, a.set.Report(), a.set.Plots(),
+		return exporter.WritePage(stdout, a.state.Report(), a.state.Plots(),
 			exporter.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
 	}
-	return writeReport(stdout, cfg.format, a.set.Report())
+	return writeReport(stdout, cfg.format, a.state.Report())
 }
 
 // journal reads a journal directory from its first entry to its last, through the same
@@ -110,43 +109,21 @@ func (a *analysis) journal() error {
 		return err
 	}
 	defer src.Close()
-	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: time.Now().Year()})
-	for {
-		ok, err := src.Next(&a.entry, time.Second)
-		if errors.Is(err, io.EOF) {
-			a.set.CountUnreadable(src.Stats().Unreadable)
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", a.cfg.journalDir, err)
-		}
-		if !ok {
-			continue
-		}
-		a.apply(st)
-	}
+	a.feed.NewInput(time.Now().Year())
+	return a.feed.ReadJournal(src, a.cfg.journalDir)
 }
 
-// analysis feeds inputs through parse into one model.Set.
+// analysis feeds inputs through the pipeline into one model.
 type analysis struct {
-	cfg    analyzeConfig
-	parser *parse.Parser
-	set    *model.Set
-	entry  ingest.Entry
-	sample parse.Sample
-	since  int64 // Unix ns, 0: unbounded
-	until  int64
+	cfg   analyzeConfig
+	state *pipeline.State
+	feed  *pipeline.Pipeline
 }
 
 func newAnalysis(cfg analyzeConfig) *analysis {
-	a := &analysis{cfg: cfg, parser: parse.NewParser(parse.Options{}), set: model.NewSet(model.Options{MaxSeries: cfg.maxSeries})}
-	if !cfg.since.IsZero() {
-		a.since = cfg.since.UnixNano()
-	}
-	if !cfg.until.IsZero() {
-		a.until = cfg.until.UnixNano()
-	}
-	return a
+	st := pipeline.NewState(pipeline.StateOptions{Model: model.Options{MaxSeries: cfg.maxSeries}})
+	return &analysis{cfg: cfg, state: st,
+		feed: pipeline.New(st, pipeline.Options{Location: cfg.loc, Since: cfg.since, Until: cfg.until})}
 }
 
 func (a *analysis) file(path string) error {
@@ -166,35 +143,8 @@ func (a *analysis) file(path string) error {
 }
 
 func (a *analysis) read(r io.Reader, name string, year int) error {
-	rd := ingest.NewReader(r, ingest.ReaderOptions{Name: name})
-	st := parse.NewStream(parse.StreamOptions{Location: a.cfg.loc, Year: year})
-	for {
-		err := rd.Next(&a.entry)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			a.set.CountUnreadable(rd.Stats().Bad)
-			return fmt.Errorf("reading %s: %w", name, err)
-		}
-		a.apply(st)
-	}
-	a.set.CountUnreadable(rd.Stats().Bad)
-	return nil
-}
-
-// apply parses the current entry into the model, honouring --since and --until.
-func (a *analysis) apply(st *parse.Stream) {
-	s := &a.sample
-	r := a.parser.Parse(a.entry.Message, s)
-	if r != parse.Ignored {
-		st.Resolve(a.entry.Time, a.entry.Host, a.entry.Unit, s)
-		if (a.since != 0 && s.Time < a.since) || (a.until != 0 && s.Time >= a.until) {
-			a.set.CountOutOfRange()
-			return
-		}
-	}
-	a.set.Apply(r, s)
+	a.feed.NewInput(year)
+	return a.feed.ReadAll(ingest.NewReader(r, ingest.ReaderOptions{Name: name}), name)
 }
 
 func writeReport(w io.Writer, format string, r model.Report) error {

@@ -25,7 +25,7 @@ func BenchmarkAnalyzeMixed(b *testing.B) {
 		if err := a.read(bytes.NewReader(data), "mixed", 2026); err != nil {
 			b.Fatal(err)
 		}
-		_ = a.set.Report()
+		_ = a.state.Report()
 	}
 	b.ReportMetric(float64(sum.Lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // daemon is everything `run` and `demo` share: the model behind its lock, the metrics, the
@@ -26,7 +26,7 @@ type daemon struct {
 	cfg     config.Config
 	log     zerolog.Logger
 	slog    *slog.Logger
-	locked  *exporter.Locked
+	state   *pipeline.State
 	metrics *exporter.Metrics
 	server  *exporter.Server
 	parser  atomic.Pointer[parse.Parser]
@@ -49,10 +49,10 @@ func (d *daemon) reloaded(ok bool) {
 
 func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (*daemon, error) {
 	d := &daemon{cfg: cfg, log: log, slog: slog.New(zerolog.NewSlogHandler(log)), title: title}
-	d.locked = &exporter.Locked{Set: model.NewSet(cfg.ModelOptions(live)), Live: live}
+	d.state = pipeline.NewState(pipeline.StateOptions{Model: cfg.ModelOptions(live), Live: live})
 	d.parser.Store(parse.NewParser(cfg.ParseOptions()))
 	v, rev := buildVersion()
-	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: d.locked, MaxSeries: cfg.Model.MaxSeries, Version: v, Revision: rev})
+	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: d.state, MaxSeries: cfg.Model.MaxSeries, Version: v, Revision: rev})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
-		Source: d.locked, Metrics: m, Page: d.page,
+		Source: d.state, Metrics: m, Page: d.page,
 	})
 	if err := d.server.Listen(); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -77,7 +77,7 @@ func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (
 // page renders the live status page (it refreshes itself every 10 s).
 func (d *daemon) page(w io.Writer) error {
 	v, _ := buildVersion()
-	return exporter.WritePage(w, d.locked.Report(), d.locked.Plots(),
+	return exporter.WritePage(w, d.state.Report(), d.state.Plots(),
 		exporter.PageOptions{Title: d.title, Refresh: 10 * time.Second, Now: time.Now(), Version: v})
 }
 
@@ -114,12 +114,9 @@ func (d *daemon) serve(ctx context.Context, feed func(ctx context.Context) error
 	return nil
 }
 
-// pipeline builds the ingest loop on this daemon's model.
-func (d *daemon) pipeline(loc *time.Location, year int) *pipeline {
-	return &pipeline{
-		locked: d.locked, parser: &d.parser, steps: d.metrics, log: d.log, now: time.Now,
-		stream: parse.NewStream(parse.StreamOptions{Location: loc, Year: year}),
-	}
+// pipeline builds the feed loop on this daemon's model.
+func (d *daemon) pipeline(loc *time.Location, year int) *pipeline.Pipeline {
+	return pipeline.New(d.state, pipeline.Options{Parser: &d.parser, Location: loc, Year: year, Steps: d.metrics, Log: d.log})
 }
 
 func exitOnSignalHint() string {

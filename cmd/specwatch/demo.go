@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -47,7 +48,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := a.read(src, "demo", 2026); err != nil {
 			return err
 		}
-		return writeReport(stdout, cfg.format, a.set.Report())
+		return writeReport(stdout, cfg.format, a.state.Report())
 	}
 	if *speed < 0 {
 		return fmt.Errorf("--speed %g: must not be negative: %w", *speed, errUsage)
@@ -66,9 +67,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) at %gx, looping.\n", *speed)
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
-		src := &replaySource{open: demoExport, speed: *speed, now: time.Now, sleep: sleepCtx(ctx)}
+		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: *speed, Sleep: sleepCtx(ctx)})
 		defer src.Close()
-		return d.pipeline(time.UTC, 2026).run(ctx, src, discardCursor{})
+		return d.pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
 	})
 }
 
@@ -96,9 +97,3 @@ func sleepCtx(ctx context.Context) func(time.Duration) {
 		}
 	}
 }
-
-// discardCursor is the demo's cursor store: a replay has nothing to resume.
-type discardCursor struct{}
-
-func (discardCursor) Mark([]byte)  {}
-func (discardCursor) Flush() error { return nil }

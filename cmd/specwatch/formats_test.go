@@ -33,7 +33,7 @@ func TestEveryShapeReadsBackExactly(t *testing.T) {
 			if err := a.read(&buf, f.String(), 2026); err != nil {
 				t.Fatal(err)
 			}
-			r := a.set.Report()
+			r := a.state.Report()
 			in := r.Input
 			if in.Malformed != 0 || in.Unreadable != 0 {
 				t.Errorf("%d malformed, %d unreadable, want none", in.Malformed, in.Unreadable)

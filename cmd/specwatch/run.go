@@ -78,7 +78,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 			return err
 		}
 		defer src.Close()
-		return d.pipeline(loc, time.Now().Year()).run(ctx, src, store)
+		return d.pipeline(loc, time.Now().Year()).Follow(ctx, src, store)
 	})
 }
 
@@ -103,9 +103,7 @@ func (d *daemon) reloadLoop(ctx context.Context, hup <-chan os.Signal, f *runFla
 			level.SetLevel(lvl)
 		}
 		d.parser.Store(parse.NewParser(cfg.ParseOptions()))
-		d.locked.Mu.Lock()
-		d.locked.Set.Reconfigure(cfg.ModelOptions(true))
-		d.locked.Mu.Unlock()
+		d.state.Reconfigure(cfg.ModelOptions(true))
 		if keys := config.RestartKeys(d.cfg, cfg); len(keys) > 0 {
 			d.log.Warn().Strs("keys", keys).Msg("these settings changed and take effect at the next restart")
 		}

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 )
 
-// replaySource plays a recorded (here: simulated) journal as if it were being written: entries
-// come out at speed times their original pace, and at the end the recording starts over with
-// its timestamps shifted by its length, so time keeps moving forward for the model. It
-// implements journalSource for `specwatch demo`.
-type replaySource struct {
+// Replay plays a recorded (here: simulated) journal as if it were being written: entries come
+// out at speed times their original pace, and at the end the recording starts over with its
+// timestamps shifted by its length, so time keeps moving forward for the model. It is the
+// Journal of `specwatch demo`. Lifecycle: Next from one goroutine, then Close.
+type Replay struct {
 	open  func() io.ReadCloser
-	speed float64 // recorded seconds per wall second; 0 replays as fast as possible
+	speed float64
 	now   func() time.Time
 	sleep func(time.Duration)
 
@@ -30,8 +30,31 @@ type replaySource struct {
 	passes    int
 }
 
+// ReplayOptions configure NewReplay.
+type ReplayOptions struct {
+	// Open starts a pass over the recording (an export stream, as ingest.Reader reads it).
+	Open func() io.ReadCloser
+	// Speed is recorded seconds per wall second; 0 replays as fast as possible.
+	Speed float64
+	// Now and Sleep are the clock; nil means time.Now and time.Sleep.
+	Now   func() time.Time
+	Sleep func(time.Duration)
+}
+
+// NewReplay prepares a replay; nothing is read before the first Next.
+func NewReplay(o ReplayOptions) *Replay {
+	r := &Replay{open: o.Open, speed: o.Speed, now: o.Now, sleep: o.Sleep}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.sleep == nil {
+		r.sleep = time.Sleep
+	}
+	return r
+}
+
 // Next returns the next entry once it is due, waiting at most wait.
-func (r *replaySource) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
+func (r *Replay) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 	if !r.pending {
 		if err := r.read(); err != nil {
 			return false, err
@@ -58,7 +81,7 @@ func (r *replaySource) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 }
 
 // read fills r.cur with the next recorded entry, starting a new pass at the end.
-func (r *replaySource) read() error {
+func (r *Replay) read() error {
 	for tries := 0; tries < 2; tries++ {
 		if r.rd == nil {
 			r.rc = r.open()
@@ -85,9 +108,18 @@ func (r *replaySource) read() error {
 }
 
 // Close stops the replay.
-func (r *replaySource) Close() error {
+func (r *Replay) Close() error {
 	if r.rc != nil {
 		return r.rc.Close()
 	}
 	return nil
 }
+
+// DiscardCursor is the cursor sink of an input with nothing to resume (the demo's replay).
+type DiscardCursor struct{}
+
+// Mark does nothing.
+func (DiscardCursor) Mark([]byte) {}
+
+// Flush does nothing.
+func (DiscardCursor) Flush() error { return nil }

@@ -1,0 +1,135 @@
+// Package pipeline is specwatch's one feed loop — entry → parse → resolve → model → step
+// histogram — and the guarded model state it feeds. `run`, `demo` and `analyze` (and the
+// tests) all go through it, so the same log gives the same report offline and live by
+// construction.
+package pipeline
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// StepObserver feeds the step-duration histogram once per decode point. Implementations are
+// called with the State's lock held, so they must be quick and must not call back into it.
+type StepObserver interface {
+	ObserveStep(seriesID int, labels model.Labels, seconds float64)
+}
+
+// Options configure New.
+type Options struct {
+	// Parser is read for every entry; a reload (SIGHUP) swaps it. Nil parses with the
+	// built-in parsers only.
+	Parser *atomic.Pointer[parse.Parser]
+	// Location is the zone of timestamps written without one; nil means UTC.
+	Location *time.Location
+	// Year is the year of year-less timestamps in the first input (NewInput sets it for the
+	// next ones); zero means the current year.
+	Year int
+	// Since and Until keep only samples in [Since, Until) (zero: unbounded); the others are
+	// counted as out of range (analyze --since / --until).
+	Since, Until time.Time
+	// Steps, if set, observes each new decode point's step time.
+	Steps StepObserver
+	// Log is for the live loop's own messages (caught up, cursor saves).
+	Log zerolog.Logger
+	// Now is the live loop's clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Pipeline applies entries to one State. It is used by one goroutine at a time.
+type Pipeline struct {
+	state        *State
+	parser       *atomic.Pointer[parse.Parser]
+	loc          *time.Location
+	stream       *parse.Stream
+	steps        StepObserver
+	since, until int64 // Unix ns, 0: unbounded
+	log          zerolog.Logger
+	now          func() time.Time
+
+	entry   ingest.Entry
+	sample  parse.Sample
+	stepSeq []int64 // per series ID: the last step sequence fed to the histogram
+
+	// the live loop (Follow)
+	following  bool // record each unit's activity for stale detection
+	caughtUp   bool
+	flushFails int64
+}
+
+// New builds a pipeline on state.
+func New(state *State, o Options) *Pipeline {
+	p := &Pipeline{state: state, parser: o.Parser, loc: o.Location, steps: o.Steps, log: o.Log, now: o.Now}
+	if p.parser == nil {
+		p.parser = new(atomic.Pointer[parse.Parser])
+		p.parser.Store(parse.NewParser(parse.Options{}))
+	}
+	if p.loc == nil {
+		p.loc = time.UTC
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if !o.Since.IsZero() {
+		p.since = o.Since.UnixNano()
+	}
+	if !o.Until.IsZero() {
+		p.until = o.Until.UnixNano()
+	}
+	if o.Year == 0 {
+		o.Year = time.Now().Year()
+	}
+	p.NewInput(o.Year)
+	return p
+}
+
+// NewInput starts a new input (another file): year-less timestamps (vLLM, journalctl short)
+// take year until the input shows one, and the previous input's time and year rollover state
+// is forgotten.
+func (p *Pipeline) NewInput(year int) {
+	p.stream = parse.NewStream(parse.StreamOptions{Location: p.loc, Year: year})
+}
+
+// Apply puts one entry's effects into the model.
+func (p *Pipeline) Apply(e *ingest.Entry) {
+	s := &p.sample
+	r := p.parser.Load().Parse(e.Message, s)
+	st := p.state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if p.following {
+		st.atTail = false
+		if e.Time != 0 {
+			st.lastEntry = time.UnixMicro(e.Time)
+			st.set.Seen(e.Host, e.Unit, e.Time*1000)
+		}
+	}
+	if r != parse.Ignored {
+		p.stream.Resolve(e.Time, e.Host, e.Unit, s)
+		if (p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until) {
+			st.set.CountOutOfRange()
+			return
+		}
+	}
+	se := st.set.Apply(r, s)
+	if se == nil || p.steps == nil {
+		return
+	}
+	step, seq := se.StepObserved()
+	id := se.ID()
+	for len(p.stepSeq) <= id {
+		p.stepSeq = append(p.stepSeq, 0)
+	}
+	if seq != p.stepSeq[id] {
+		p.stepSeq[id] = seq
+		if step > 0 {
+			p.steps.ObserveStep(id, se.Labels(), step)
+		}
+	}
+}
