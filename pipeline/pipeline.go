@@ -56,6 +56,7 @@ type Pipeline struct {
 	entry   ingest.Entry
 	sample  parse.Sample
 	stepSeq []int64 // per series ID: the last step sequence fed to the histogram
+	series  int     // series IDs below this have been announced (IDs count up from 0)
 
 	// the live loop (Follow)
 	following  bool // record each unit's activity for stale detection
@@ -118,11 +119,19 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		}
 	}
 	se := st.set.Apply(r, s)
-	if se == nil || p.steps == nil {
+	if se == nil {
+		return
+	}
+	id := se.ID()
+	if id >= p.series {
+		p.series = id + 1
+		l := se.Labels()
+		p.log.Debug().Str("host", l.Host).Str("unit", l.Unit).Str("engine", l.Engine).Str("rank", l.Rank).Msg("new series")
+	}
+	if p.steps == nil {
 		return
 	}
 	step, seq := se.StepObserved()
-	id := se.ID()
 	for len(p.stepSeq) <= id {
 		p.stepSeq = append(p.stepSeq, 0)
 	}

@@ -190,3 +190,39 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 		t.Fatalf("no cursor saved: %v", err)
 	}
 }
+
+// TestRunReloadChangesLogLevel: SIGHUP with log.level debug turns on the debug lines of the
+// whole daemon, not only of the reload loop's own logger (the pipeline kept its startup copy).
+func TestRunReloadChangesLogLevel(t *testing.T) {
+	j := testjournal.Start(t)
+	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(cfgPath, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("log:\n  level: info\n")
+	p := startRun(t, "--config", cfgPath, "--journal-dir", j.Dir(), "--state-dir", t.TempDir())
+	eventually(t, "ready", func() bool { return ready(p.url("/-/ready")) })
+	matched := func(n float64) func() bool {
+		return func() bool {
+			v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
+			return v == n
+		}
+	}
+	j.Write(unit, "python3", decodeLine(1)) // a new series at level info: no debug line
+	j.Sync()
+	eventually(t, "the first line applied", matched(1))
+	if strings.Contains(p.logs(), `"new series"`) {
+		t.Fatalf("a debug line at level info:\n%s", p.logs())
+	}
+	write("log:\n  level: debug\n")
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	eventually(t, "the reload", func() bool { return strings.Contains(p.logs(), "configuration reloaded") })
+	j.Write("vllm.service", "python3", decodeLine(2)) // another unit: another series
+	j.Sync()
+	eventually(t, "the second line applied", matched(2))
+	eventually(t, "the pipeline's debug line", func() bool {
+		return strings.Contains(p.logs(), `"level":"debug"`) && strings.Contains(p.logs(), `"unit":"vllm.service"`)
+	})
+}
