@@ -90,11 +90,13 @@ func scrape(ctx context.Context, addr string) (map[string]*dto.MetricFamily, err
 	return p.TextToMetricFamilies(bytes.NewReader(body))
 }
 
-// demoAddr finds "  metrics      http://127.0.0.1:PORT/metrics" in demo's output.
+// demoURL is the metrics address demo prints ("  metrics      http://127.0.0.1:PORT/metrics").
+var demoURL = regexp.MustCompile(`http://([^/\s]+)/metrics\b`)
+
+// demoAddr finds the host:port of the metrics address in a line of demo's output.
 func demoAddr(line string) string {
-	f := strings.Fields(line)
-	if len(f) == 2 && f[0] == "metrics" && strings.HasPrefix(f[1], "http://") && strings.HasSuffix(f[1], "/metrics") {
-		return strings.TrimSuffix(strings.TrimPrefix(f[1], "http://"), "/metrics")
+	if m := demoURL.FindStringSubmatch(line); m != nil {
+		return m[1]
 	}
 	return ""
 }
