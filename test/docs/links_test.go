@@ -90,27 +90,34 @@ type link struct {
 // code spans.
 func linkTargets(text string) []link {
 	var out []link
-	fence := ""
-	for i, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			continue
-		}
+	outsideFences(text, func(n int, line string) {
 		line = codeSpan.ReplaceAllString(line, "")
 		for _, re := range []*regexp.Regexp{inlineTarget, refTarget, htmlTarget} {
 			for _, m := range re.FindAllStringSubmatch(line, -1) {
-				out = append(out, link{line: i + 1, target: m[1]})
+				out = append(out, link{line: n, target: m[1]})
 			}
 		}
-	}
+	})
 	return out
+}
+
+// outsideFences calls f with the number and text of each line of a markdown text that is not
+// inside a fenced code block (``` or ~~~).
+func outsideFences(text string, f func(n int, line string)) {
+	fence := ""
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+		default:
+			f(i+1, line)
+		}
+	}
 }
 
 // checkTarget returns why target, a link in file, is wrong, or "".
@@ -169,24 +176,12 @@ func checkAnchor(file, frag string) string {
 func anchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			continue
-		}
+	outsideFences(text, func(_ int, line string) {
 		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
 			out[strings.ToLower(m[1])] = true
 		}
 		if !strings.HasPrefix(line, "#") {
-			continue
+			return
 		}
 		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
 		h = headingLink.ReplaceAllString(h, "$1")
@@ -206,7 +201,7 @@ func anchors(text string) map[string]bool {
 			out[slug] = true
 		}
 		seen[slug]++
-	}
+	})
 	return out
 }
 
