@@ -123,8 +123,13 @@ func (c *Config) Validate() error {
 	default:
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
 	}
-	if c.Journal.Since != "" {
-		if _, err := ParseWhen(c.Journal.Since, time.UTC); err != nil {
+	loc, err := time.LoadLocation(c.Timezone)
+	if err != nil {
+		bad("timezone", "%q: %v", c.Timezone, err)
+		loc = time.UTC
+	}
+	if c.Journal.Since != "" { // read in timezone at run time, so checked in it
+		if _, err := ParseWhen(c.Journal.Since, loc); err != nil {
 			bad("journal.since", "%v", err)
 		}
 	}
@@ -152,9 +157,6 @@ func (c *Config) Validate() error {
 	case "auto", "json", "console", "journald":
 	default:
 		bad("log.format", "%q: want auto, json, console or journald", c.Log.Format)
-	}
-	if _, err := time.LoadLocation(c.Timezone); err != nil {
-		bad("timezone", "%q: %v", c.Timezone, err)
 	}
 	c.Model.validate(bad)
 	for k, v := range c.Aliases {

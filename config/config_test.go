@@ -57,7 +57,11 @@ func TestRestartKeys(t *testing.T) {
 	cur.Listen = ":1"
 	cur.StateDir = "/x"
 	cur.Push.URL = "http://127.0.0.1:1/"
-	if k, want := RestartKeys(old, cur), []string{"journal", "listen", "state_dir", "push.url"}; !reflect.DeepEqual(k, want) {
+	cur.Push.Interval *= 2
+	cur.Push.Labels = map[string]string{"dc": "x"}
+	cur.Log.Format = "console"
+	cur.Timezone = "UTC"
+	if k, want := RestartKeys(old, cur), []string{"journal", "listen", "state_dir", "push.url", "push.interval", "push.labels", "log.format", "timezone"}; !reflect.DeepEqual(k, want) {
 		t.Errorf("restart keys %v, want %v", k, want)
 	}
 }

@@ -2,9 +2,11 @@ package config
 
 import "reflect"
 
-// RestartKeys names the top-level keys whose change a reload cannot apply to a running daemon
-// (the journal it reads, where it listens, where its cursor lives, where it pushes), so the
-// operator is told which ones wait for the next restart. Empty when everything applied.
+// RestartKeys names the keys whose change a reload cannot apply to a running daemon (the
+// journal it reads, where it listens, where its cursor lives, how it pushes, the log format,
+// the zone of zone-less timestamps), so the operator is told which ones wait for the next
+// restart. A reload applies the rest: log.level, aliases, rules, model. Empty when it applied
+// everything.
 func RestartKeys(old, cur Config) []string {
 	var keys []string
 	if !reflect.DeepEqual(old.Journal, cur.Journal) {
@@ -18,6 +20,18 @@ func RestartKeys(old, cur Config) []string {
 	}
 	if old.Push.URL != cur.Push.URL {
 		keys = append(keys, "push.url")
+	}
+	if old.Push.Interval != cur.Push.Interval {
+		keys = append(keys, "push.interval")
+	}
+	if !reflect.DeepEqual(old.Push.Labels, cur.Push.Labels) {
+		keys = append(keys, "push.labels")
+	}
+	if old.Log.Format != cur.Log.Format {
+		keys = append(keys, "log.format")
+	}
+	if old.Timezone != cur.Timezone {
+		keys = append(keys, "timezone")
 	}
 	return keys
 }

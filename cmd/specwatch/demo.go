@@ -64,7 +64,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	base := "http://" + d.server.Addr()
-	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) at %gx, looping.\n", *speed)
+	pace := fmt.Sprintf("at %gx", *speed)
+	if *speed == 0 {
+		pace = "as fast as possible"
+	}
+	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping.\n", pace)
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
 		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: *speed, Sleep: sleepCtx(ctx)})

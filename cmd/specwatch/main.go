@@ -22,8 +22,8 @@ type command struct {
 
 var commands = []command{
 	{"run", "run [--config FILE] [--unit U]... [--journal-dir DIR] [--listen ADDR] ...: the daemon", runRun},
-	{"analyze", "analyze [--format text|json] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
-	{"demo", "demo: analyze the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
+	{"analyze", "analyze [--format text|json|html] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
+	{"demo", "demo [--listen ADDR] [--speed X] [--once]: run the daemon on the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
 	{"simulate", "simulate [--preset P] [--seed N] [--format F] [--lines N]: write a simulated engine log", runSimulate},
 	{"check-config", "check-config FILE: validate a config file", runCheckConfig},
 	{"version", "version: print the version", runVersion},
