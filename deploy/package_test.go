@@ -82,8 +82,8 @@ func TestDebianPackage(t *testing.T) {
 		t.Fatalf("dpkg -i: exit %d %v\n%s", r.code, r.err, r.output())
 	}
 
-	// Every file is where the brief says, and identical to the source.
-	for dst, src := range map[string]string{
+	// Every file is where the brief says, and identical to the source; every page of docs/.
+	installed := map[string]string{
 		"/lib/systemd/system/specwatch.service":                   "deploy/specwatch.service",
 		"/etc/specwatch/specwatch.yaml":                           "deploy/specwatch.yaml",
 		"/usr/share/specwatch/prometheus/specwatch-alerts.yml":    "deploy/prometheus/specwatch-alerts.yml",
@@ -91,7 +91,15 @@ func TestDebianPackage(t *testing.T) {
 		"/usr/share/specwatch/grafana/specwatch-fleet.json":       "deploy/grafana/specwatch-fleet.json",
 		"/usr/share/specwatch/grafana/specwatch-series.json":      "deploy/grafana/specwatch-series.json",
 		"/usr/share/doc/specwatch/runbook.md":                     "docs/runbook.md",
-	} {
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if len(pages) < 2 {
+		t.Fatalf("docs/*.md: %v", pages)
+	}
+	for _, p := range pages {
+		installed["/usr/share/doc/specwatch/"+filepath.Base(p)] = "docs/" + filepath.Base(p)
+	}
+	for dst, src := range installed {
 		got, err := os.ReadFile(dst)
 		if err != nil {
 			t.Errorf("not installed: %v", err)
