@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,10 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/report"
 )
 
 // analyzeConfig is what the analyze flags say.
@@ -102,8 +101,8 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.format == "html" {
 		v, _ := buildVersion()
-		return exporter.WritePage(stdout, a.set.Report(), a.set.Plots(),
-			exporter.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
+		return report.WritePage(stdout, a.set.Report(), a.set.Plots(),
+			report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
 	}
 	return writeReport(stdout, cfg.format, a.set.Report())
 }
@@ -210,9 +209,7 @@ func (a *analysis) apply(st *parse.Stream) {
 
 func writeReport(w io.Writer, format string, r model.Report) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return report.WriteJSON(w, r, report.JSONOptions{Indent: "  "})
 	}
-	return writeText(w, r)
+	return report.WriteText(w, r)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/report"
+	"github.com/specwatch/specwatch/web"
 )
 
 // daemon is everything `run` and `demo` share: the model behind its lock, the metrics, the
@@ -27,7 +29,7 @@ type daemon struct {
 	slog    *slog.Logger
 	locked  *exporter.Locked
 	metrics *exporter.Metrics
-	server  *exporter.Server
+	server  *web.Server
 	parser  atomic.Pointer[parse.Parser]
 	title   string
 
@@ -63,7 +65,7 @@ func newDaemon(cfg Config, log zerolog.Logger, live bool, title string) (*daemon
 	d.reloadOK.Set(1)
 	d.reloadTime.SetToCurrentTime()
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
-	d.server = exporter.NewServer(exporter.ServerOptions{
+	d.server = web.NewServer(web.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
 		Source: d.locked, Metrics: m, Page: d.page,
 	})
@@ -76,8 +78,8 @@ func newDaemon(cfg Config, log zerolog.Logger, live bool, title string) (*daemon
 // page renders the live status page (it refreshes itself every 10 s).
 func (d *daemon) page(w io.Writer) error {
 	v, _ := buildVersion()
-	return exporter.WritePage(w, d.locked.Report(), d.locked.Plots(),
-		exporter.PageOptions{Title: d.title, Refresh: 10 * time.Second, Now: time.Now(), Version: v})
+	return report.WritePage(w, d.locked.Report(), d.locked.Plots(),
+		report.PageOptions{Title: d.title, Refresh: 10 * time.Second, Now: time.Now(), Version: v})
 }
 
 // serve runs the HTTP server, the push and feed (the ingest loop) until ctx ends.
