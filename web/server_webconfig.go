@@ -13,10 +13,10 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// serve is web.Serve with basic auth moved inside the handler, so that /-/healthy can be exempt
-// (see ServerOptions.WebConfigFile): the same file, parsed the same way, the same TLS settings
-// through toolkit.ConfigToTLSConfig, reloaded on every handshake and request as the toolkit does.
-// Listen has already run toolkit.Validate on the file.
+// serve is exporter-toolkit's web.Serve with basic auth moved inside the handler, so that
+// /-/healthy can be exempt (see ServerOptions.WebConfigFile): the same file, parsed the same way,
+// the same TLS settings through toolkit.ConfigToTLSConfig, reloaded on every handshake and
+// request as the toolkit does. Listen has already run toolkit.Validate on the file.
 func (s *Server) serve(ln net.Listener) error {
 	addr := ln.Addr().String()
 	path := s.opts.WebConfigFile
