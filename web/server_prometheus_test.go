@@ -50,13 +50,6 @@ scrape_configs:
 	return ""
 }
 
-// promResult is one series of an instant query.
-type promResult struct {
-	Metric    map[string]string `json:"metric"`
-	Value     []any             `json:"value"`
-	Histogram []any             `json:"histogram"`
-}
-
 func promQuery(base, q string) ([]testproc.PromResult, error) {
 	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
