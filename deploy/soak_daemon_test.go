@@ -117,7 +117,7 @@ func (d *soakDaemon) cursor() string {
 }
 
 // metrics scrapes /metrics, retrying while a scrape storm has the exporter shedding scrapes
-// (503: exporter.MaxScrapesInFlight) for up to 30 s.
+// (503: web.MaxScrapesInFlight) for up to 30 s.
 func (d *soakDaemon) metrics() (string, error) {
 	c := http.Client{Timeout: 10 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)

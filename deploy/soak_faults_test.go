@@ -197,7 +197,7 @@ func (s *soak) faultScrapeStorm() string {
 				case err == nil && resp.StatusCode == http.StatusOK:
 					st.ok.Add(1)
 				case err == nil && resp.StatusCode == http.StatusServiceUnavailable && path == "/metrics":
-					st.shed.Add(1) // exporter.MaxScrapesInFlight: excess scrapes are refused, not queued
+					st.shed.Add(1) // web.MaxScrapesInFlight: excess scrapes are refused, not queued
 				case !upBefore || !s.d.up.Load():
 					st.restarting.Add(1)
 				default:

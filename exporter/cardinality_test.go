@@ -1,10 +1,11 @@
-package exporter
+package exporter_test
 
 import (
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -25,8 +26,8 @@ func TestCardinalityExposition(t *testing.T) {
 		{"exporter cap below the model's", 0, 100, 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := &Locked{Set: model.NewSet(model.Options{Live: true, MaxSeries: c.modelCap}), Live: true}
-			m, err := NewMetrics(MetricsOptions{Source: l, MaxSeries: c.exportCap})
+			l := &exporter.Locked{Set: model.NewSet(model.Options{Live: true, MaxSeries: c.modelCap}), Live: true}
+			m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: l, MaxSeries: c.exportCap})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,8 +80,8 @@ func TestCardinalityExposition(t *testing.T) {
 			if overflow != int64(distinct-modelCap) {
 				t.Errorf("model overflow %d, want %d", overflow, distinct-modelCap)
 			}
-			if len(m.observers) > exportCap {
-				t.Errorf("%d cached step observers, cap %d", len(m.observers), exportCap)
+			if m.CachedObservers() > exportCap {
+				t.Errorf("%d cached step observers, cap %d", m.CachedObservers(), exportCap)
 			}
 
 			mfs, err := m.Registry().Gather()

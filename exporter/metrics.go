@@ -1,7 +1,7 @@
-// Package exporter publishes the model: /metrics from one private Prometheus registry (the
-// single source of truth), the same registry pushed to VictoriaMetrics, /api/v1/report, the
-// health endpoints and the status page. It reads the model only through Source, whose
-// implementations copy under the pipeline's lock, so no reader can hold ingestion up.
+// Package exporter publishes the model as metrics: one private Prometheus registry (the single
+// source of truth), served on /metrics by package web and pushed to VictoriaMetrics by Pusher.
+// It reads the model only through Source, whose implementations copy under the pipeline's lock,
+// so no scrape or push can hold ingestion up.
 package exporter
 
 import (

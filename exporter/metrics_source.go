@@ -7,18 +7,16 @@ import (
 	"github.com/specwatch/specwatch/model"
 )
 
-// Source is what the exporter reads: the scrape collector, /api/v1/report, the status page,
-// /-/ready and the push all go through it. Implementations must be safe for concurrent use:
-// scrapes, pushes and page views arrive on their own goroutines while the pipeline keeps
-// applying entries. The pipeline's wrapper (Locked) takes its lock inside each call and returns
-// copies, so nothing the exporter holds aliases the model.
+// Source is what the exporter reads: the scrape collector calls Snapshot and Status on every
+// gather (each /metrics request and each push), on the gatherer's goroutine, while the pipeline
+// keeps applying entries; it never holds what they return past the gather. Implementations must
+// be safe for concurrent use and return copies, so that nothing the exporter holds aliases the
+// model. The Source must outlive the Metrics built on it: a gather may run until the server and
+// the pusher have stopped. Locked is the pipeline's implementation; the HTTP server reads its
+// own interface, web.Source.
 type Source interface {
 	// Snapshot appends a copy of every series to dst[:0] and returns it (model.Set.Snapshot).
 	Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot
-	// Report is the full report, a copy (model.Set.Report).
-	Report() model.Report
-	// Plots are the status page's plot data, a copy (model.Set.Plots).
-	Plots() []model.SeriesPlot
 	// Status is the process-level state of ingestion.
 	Status() Status
 }
@@ -64,7 +62,7 @@ type JournalCounts struct {
 	BadFiles      int64 // journal files found unreadable and skipped
 }
 
-// Locked is the reference Source: the pipeline owns Set and holds Mu while it applies entries
+// Locked is the pipeline's Source, and web.Source too: the pipeline owns Set and holds Mu while it applies entries
 // and while it writes the fields below; every method here takes Mu, copies, and releases it,
 // so a scrape holds the pipeline up for the duration of one copy and never for an encoding or
 // a slow client. The zero value is not usable: Set must be set before the first call.

@@ -1,16 +1,17 @@
-package exporter
+package exporter_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
 )
 
 func TestLockedStatusLag(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	now := t0.Add(90 * time.Second)
-	l := &Locked{Set: model.NewSet(model.Options{}), Now: func() time.Time { return now }}
+	l := &exporter.Locked{Set: model.NewSet(model.Options{}), Now: func() time.Time { return now }}
 	for _, tc := range []struct {
 		name         string
 		live, atTail bool

@@ -1,4 +1,4 @@
-package exporter
+package exporter_test
 
 import (
 	"runtime"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/internal/exportertest"
 )
 
 func goVersion() string { return runtime.Version() }
@@ -48,12 +48,10 @@ func gatherValue(t testing.TB, g prometheus.Gatherer, name string, want map[stri
 	return 0
 }
 
-var stepLabels = model.Labels{Host: "gpu07", Unit: "sglang.service", Engine: "sglang", Rank: "TP0"}
-
 func TestObserveStepClassicAndNative(t *testing.T) {
-	m := newTestMetrics(t, &fakeSource{})
+	m := exportertest.NewMetrics(t, &exportertest.FakeSource{})
 	for _, v := range []float64{0.04, 0.04, 0.12, 3, -1} { // -1 is ignored
-		m.ObserveStep(0, stepLabels, v)
+		m.ObserveStep(0, exportertest.StepLabels, v)
 	}
 	const want = `
 # HELP specwatch_step_duration_seconds Duration of decode steps, one observation per decode point (logged or derived step time).
@@ -94,10 +92,10 @@ specwatch_step_duration_seconds_count{engine="sglang",host="gpu07",rank="TP0",un
 // TestObserveStepRelabel: a new model.Set after a reload reuses IDs for other series; the
 // cached child must follow the labels.
 func TestObserveStepRelabel(t *testing.T) {
-	m := newTestMetrics(t, &fakeSource{})
-	other := stepLabels
+	m := exportertest.NewMetrics(t, &exportertest.FakeSource{})
+	other := exportertest.StepLabels
 	other.Rank = "TP1"
-	m.ObserveStep(0, stepLabels, 0.05)
+	m.ObserveStep(0, exportertest.StepLabels, 0.05)
 	m.ObserveStep(0, other, 0.05)
 	m.ObserveStep(0, other, 0.05)
 	if got := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "TP1"}); got != 2 {
@@ -109,14 +107,14 @@ func TestObserveStepRelabel(t *testing.T) {
 }
 
 func TestObserveStepDoesNotAllocate(t *testing.T) {
-	m := newTestMetrics(t, &fakeSource{})
+	m := exportertest.NewMetrics(t, &exportertest.FakeSource{})
 	steps := []float64{0.031, 0.045, 0.052, 0.08, 0.11}
 	for _, v := range steps { // first sight of the series and of each native bucket
-		m.ObserveStep(3, stepLabels, v)
+		m.ObserveStep(3, exportertest.StepLabels, v)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
-		m.ObserveStep(3, stepLabels, steps[i%len(steps)])
+		m.ObserveStep(3, exportertest.StepLabels, steps[i%len(steps)])
 		i++
 	})
 	if allocs != 0 {
@@ -125,12 +123,12 @@ func TestObserveStepDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkObserveStep(b *testing.B) {
-	m := newTestMetrics(b, &fakeSource{})
-	m.ObserveStep(0, stepLabels, 0.05)
+	m := exportertest.NewMetrics(b, &exportertest.FakeSource{})
+	m.ObserveStep(0, exportertest.StepLabels, 0.05)
 	b.ReportAllocs()
 	v := 0.03
 	for b.Loop() {
-		m.ObserveStep(0, stepLabels, v)
+		m.ObserveStep(0, exportertest.StepLabels, v)
 		if v += 0.0001; v > 0.2 {
 			v = 0.03
 		}

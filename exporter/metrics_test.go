@@ -1,83 +1,19 @@
-package exporter
+package exporter_test
 
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/model"
 )
 
-// fakeSource serves fixed snapshots; tests change them under mu.
-type fakeSource struct {
-	mu     sync.Mutex
-	snaps  []model.SeriesSnapshot
-	status Status
-}
-
-func (f *fakeSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append(dst[:0], f.snaps...)
-}
-
-func (f *fakeSource) Report() model.Report {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	r := model.Report{Input: f.status.Input}
-	for _, s := range f.snaps {
-		r.Series = append(r.Series, model.SeriesReport{Labels: s.Labels, Verdict: "healthy", Anomalies: []model.AnomalyJSON{}})
-	}
-	return r
-}
-
-func (f *fakeSource) Plots() []model.SeriesPlot { return nil }
-
-func (f *fakeSource) Status() Status {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.status
-}
-
-// threeSeries: a warm SGLang rank with every figure, a vLLM rank with a few, and a generic
-// series that has only been seen.
-func threeSeries() *fakeSource {
-	sg := model.SeriesSnapshot{ID: 0, Labels: model.Labels{Host: "gpu07", Unit: "sglang.service", Engine: "sglang", Rank: "TP0"},
-		LastSample: 1_795_000_000_500_000_000,
-		Commit:     2.5, AcceptRate: 0.6, AcceptedDepth: 1.5, Context: 8192, Running: 12, Step: 0.04, TPS: 750,
-		HasCommit: true, HasAcceptRate: true, HasDepth: true, HasContext: true, HasRunning: true, HasStep: true,
-		FitA: 0.03, FitB: 2e-6, PredTPS: 740, FitOK: true, HasPred: true,
-		NForecast: 2, AttrAcceptance: -0.1, AttrContext: -0.2, AttrResidual: 0.05, AttrOK: true,
-	}
-	sg.Forecast[0] = model.Forecast{Context: 4096, StepMS: 38, TPS: 65.8}
-	sg.Forecast[1] = model.Forecast{Context: 131072, StepMS: 292, TPS: 8.5}
-	sg.Active[model.CommitLenStuck] = true
-	sg.Raised[model.CommitLenStuck] = 2
-	sg.Samples = [5]int64{0, 100, 3, 0, 1}
-	vl := model.SeriesSnapshot{ID: 1, Labels: model.Labels{Host: "gpu08", Unit: "vllm.service", Engine: "vllm", Rank: "Engine 000"},
-		LastSample: 1_795_000_001_000_000_000, Commit: 3.1, HasCommit: true, Context: 41.5, HasContext: true, KVContext: true}
-	gen := model.SeriesSnapshot{ID: 2, Labels: model.Labels{Host: "gpu09", Unit: "fork", Engine: "generic", Rank: ""}}
-	return &fakeSource{snaps: []model.SeriesSnapshot{sg, vl, gen}, status: Status{
-		Input:    model.InputCounts{Lines: 10, Samples: 6, Ignored: 3, Malformed: 1},
-		Overflow: 4, HasJournalLag: true, JournalLag: 1500 * time.Millisecond, CaughtUp: true,
-	}}
-}
-
-func newTestMetrics(t testing.TB, src Source) *Metrics {
-	t.Helper()
-	m, err := NewMetrics(MetricsOptions{Source: src, Version: "1.2.3", Revision: "abc"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func TestCollectorExposition(t *testing.T) {
-	m := newTestMetrics(t, threeSeries())
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	m.ObserveStep(7000, model.Labels{}, 0.1) // beyond the cap: counted as dropped
 	const want = `
 # HELP specwatch_commit_length Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample.
@@ -128,7 +64,7 @@ specwatch_build_info{goversion="GOVERSION",revision="abc",version="1.2.3"} 1
 // SGLang rank, only what was observed for vLLM (no forecast: its context is a percentage),
 // only the counters and anomaly flags for the generic series, and every anomaly kind for all.
 func TestCollectorPerSeriesSets(t *testing.T) {
-	m := newTestMetrics(t, threeSeries())
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -189,9 +125,9 @@ func TestCollectorPerSeriesSets(t *testing.T) {
 }
 
 func TestCollectorInvalidUTF8AndMaxSeries(t *testing.T) {
-	src := threeSeries()
-	src.snaps[0].Labels.Host = "gpu\xff07"
-	m, err := NewMetrics(MetricsOptions{Source: src, MaxSeries: 2})
+	src := exportertest.ThreeSeries()
+	src.Snaps[0].Labels.Host = "gpu\xff07"
+	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: src, MaxSeries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,8 +137,8 @@ func TestCollectorInvalidUTF8AndMaxSeries(t *testing.T) {
 	if n := testutil.CollectAndCount(m.Registry(), "specwatch_anomaly_active"); n != 14 {
 		t.Errorf("MaxSeries 2: %d anomaly_active series, want 14", n)
 	}
-	m.ObserveStep(0, src.snaps[0].Labels, 0.05)
-	m.ObserveStep(2, src.snaps[2].Labels, 0.05) // ID 2 ≥ MaxSeries
+	m.ObserveStep(0, src.Snaps[0].Labels, 0.05)
+	m.ObserveStep(2, src.Snaps[2].Labels, 0.05) // ID 2 ≥ MaxSeries
 	if got := gatherValue(t, m.Registry(), "specwatch_series_dropped_total", nil); got != 5 {
 		t.Errorf("series_dropped_total = %v, want 4 overflow + 1 step", got)
 	}
@@ -211,9 +147,9 @@ func TestCollectorInvalidUTF8AndMaxSeries(t *testing.T) {
 // TestPedanticRegistry registers the collector with a pedantic registry, which checks every
 // collected metric against the described descriptors and label names.
 func TestPedanticRegistry(t *testing.T) {
-	src := threeSeries()
+	src := exportertest.ThreeSeries()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(&collector{src: src, d: newDescs(), maxSeries: 256, dropped: new(atomic.Int64)})
+	reg.MustRegister(exporter.NewCollector(src, 256))
 	if _, err := reg.Gather(); err != nil {
 		t.Fatal(err)
 	}
@@ -223,9 +159,9 @@ func TestPedanticRegistry(t *testing.T) {
 // data: run under -race, it checks the snapshot buffer, the label-pair cache and the step
 // histogram against each other.
 func TestConcurrentScrapes(t *testing.T) {
-	samples, res := demoSamples(t)
-	l := &Locked{Set: model.NewSet(model.Options{})}
-	m := newTestMetrics(t, l)
+	samples, res := exportertest.DemoSamples(t)
+	l := &exporter.Locked{Set: model.NewSet(model.Options{})}
+	m := exportertest.NewMetrics(t, l)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 3 {
@@ -243,7 +179,7 @@ func TestConcurrentScrapes(t *testing.T) {
 			}
 		})
 	}
-	replay(l, m, samples, res)
+	exportertest.Replay(l, m, samples, res)
 	close(stop)
 	wg.Wait()
 	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "DP0 TP0"}); n == 0 {

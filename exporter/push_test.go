@@ -1,4 +1,4 @@
-package exporter
+package exporter_test
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	vmetrics "github.com/VictoriaMetrics/metrics"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/internal/exportertest"
 )
 
 // receiver is an in-process push target: it hands every body (gunzipped) to bodies and
@@ -76,9 +78,9 @@ func TestLibraryDoesNotPushOnCancel(t *testing.T) {
 
 func TestPushFinalAndLabels(t *testing.T) {
 	srv, bodies := receiver(t, 204)
-	m := newTestMetrics(t, threeSeries())
-	m.ObserveStep(0, stepLabels, 0.05)
-	p, err := StartPush(context.Background(), PushOptions{URL: srv.URL + "/api/v1/import/prometheus", Interval: time.Hour,
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
+	m.ObserveStep(0, exportertest.StepLabels, 0.05)
+	p, err := exporter.StartPush(context.Background(), exporter.PushOptions{URL: srv.URL + "/api/v1/import/prometheus", Interval: time.Hour,
 		ExtraLabels: map[string]string{"host": "node-a", "dc": "x"}, Gatherer: m.Registry(), Failures: m.PushFailures()})
 	if err != nil {
 		t.Fatal(err)
@@ -151,9 +153,9 @@ func (l *logSignal) String() string                     { l.mu.Lock(); defer l.m
 func TestPushFailuresCountedAndRedacted(t *testing.T) {
 	srv, _ := receiver(t, http.StatusServiceUnavailable)
 	logs := &logSignal{ch: make(chan struct{}, 100)}
-	m := newTestMetrics(t, threeSeries())
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	u := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1)
-	p, err := StartPush(context.Background(), PushOptions{URL: u, Interval: 20 * time.Millisecond,
+	p, err := exporter.StartPush(context.Background(), exporter.PushOptions{URL: u, Interval: 20 * time.Millisecond,
 		Gatherer: m.Registry(), Failures: m.PushFailures(), Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -193,14 +195,14 @@ func TestPushBlackholeStops(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	m := newTestMetrics(t, threeSeries())
-	p, err := StartPush(context.Background(), PushOptions{URL: "http://" + ln.Addr().String() + "/x", Interval: 50 * time.Millisecond,
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
+	p, err := exporter.StartPush(context.Background(), exporter.PushOptions{URL: "http://" + ln.Addr().String() + "/x", Interval: 50 * time.Millisecond,
 		Gatherer: m.Registry(), FinalTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 100_000 {
-		m.ObserveStep(0, stepLabels, 0.05+float64(i%100)/1000)
+		m.ObserveStep(0, exportertest.StepLabels, 0.05+float64(i%100)/1000)
 	}
 	start := time.Now()
 	err = p.Stop()
@@ -210,26 +212,26 @@ func TestPushBlackholeStops(t *testing.T) {
 }
 
 func TestPushOptionsErrors(t *testing.T) {
-	m := newTestMetrics(t, threeSeries())
+	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	for _, tc := range []struct {
-		opts PushOptions
+		opts exporter.PushOptions
 		want string
 	}{
-		{PushOptions{URL: "http://u:pw@h:1/x", Interval: 0, Gatherer: m.Registry()}, "http://u:xxxxx@h:1/x"},
-		{PushOptions{URL: "ftp://h/x", Interval: time.Second, Gatherer: m.Registry()}, "ftp://h/x"},
-		{PushOptions{URL: "http://u:pw@h:1/%zz", Interval: time.Second, Gatherer: m.Registry()}, "invalid URL escape"},
-		{PushOptions{URL: "http://h/x", Interval: time.Second, Gatherer: m.Registry(), ExtraLabels: map[string]string{"__x": "1"}}, "__x"},
-		{PushOptions{URL: "http://h/x", Interval: time.Second}, "Gatherer"},
+		{exporter.PushOptions{URL: "http://u:pw@h:1/x", Interval: 0, Gatherer: m.Registry()}, "http://u:xxxxx@h:1/x"},
+		{exporter.PushOptions{URL: "ftp://h/x", Interval: time.Second, Gatherer: m.Registry()}, "ftp://h/x"},
+		{exporter.PushOptions{URL: "http://u:pw@h:1/%zz", Interval: time.Second, Gatherer: m.Registry()}, "invalid URL escape"},
+		{exporter.PushOptions{URL: "http://h/x", Interval: time.Second, Gatherer: m.Registry(), ExtraLabels: map[string]string{"__x": "1"}}, "__x"},
+		{exporter.PushOptions{URL: "http://h/x", Interval: time.Second}, "Gatherer"},
 	} {
-		_, err := StartPush(context.Background(), tc.opts)
+		_, err := exporter.StartPush(context.Background(), tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "pw@") {
 			t.Errorf("%+v: %v, want an error naming %q", tc.opts.URL, err, tc.want)
 		}
 	}
-	if _, err := ParsePushLabels([]string{"host=a", "host=b"}); !errors.Is(err, errLabel) {
+	if _, err := exporter.ParsePushLabels([]string{"host=a", "host=b"}); !errors.Is(err, exporter.ErrLabel) {
 		t.Errorf("repeated label: %v", err)
 	}
-	if l, err := ParsePushLabels([]string{"host=a", "dc=eu=1"}); err != nil || l["dc"] != "eu=1" {
+	if l, err := exporter.ParsePushLabels([]string{"host=a", "dc=eu=1"}); err != nil || l["dc"] != "eu=1" {
 		t.Errorf("ParsePushLabels: %v %v", l, err)
 	}
 }

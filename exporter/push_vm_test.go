@@ -1,4 +1,4 @@
-package exporter
+package exporter_test
 
 import (
 	"context"
@@ -9,10 +9,14 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -24,7 +28,7 @@ var vmOutage = flag.Duration("vm-outage", 3*time.Second, "VictoriaMetrics outage
 // victoria is a single-node VictoriaMetrics from the Debian package.
 type victoria struct {
 	bin, dir, addr string
-	p              *proc
+	p              *testproc.Proc
 }
 
 // start runs VictoriaMetrics on v.addr (a free port on first start; the same port on a
@@ -32,9 +36,9 @@ type victoria struct {
 func (v *victoria) start(t *testing.T) error {
 	t.Helper()
 	if v.addr == "" {
-		v.addr = "127.0.0.1:" + itoa(freePort(t))
+		v.addr = "127.0.0.1:" + strconv.Itoa(testproc.FreePort(t))
 	}
-	p, err := startProc(t, 30*time.Second, "http://"+v.addr+"/health", v.bin, "-httpListenAddr="+v.addr,
+	p, err := testproc.Start(t, 30*time.Second, "http://"+v.addr+"/health", v.bin, "-httpListenAddr="+v.addr,
 		"-storageDataPath="+v.dir, "-loggerLevel=ERROR", "-search.latencyOffset=0s", "-search.disableCache")
 	v.p = p
 	return err
@@ -42,8 +46,8 @@ func (v *victoria) start(t *testing.T) error {
 
 // query flushes pending data (so that what was pushed is searchable at once) and runs an
 // instant query.
-func (v *victoria) query(q string) ([]promResult, error) {
-	if err := get200("http://" + v.addr + "/internal/force_flush"); err != nil {
+func (v *victoria) query(q string) ([]testproc.PromResult, error) {
+	if err := testproc.Get200("http://" + v.addr + "/internal/force_flush"); err != nil {
 		return nil, err
 	}
 	resp, err := http.Get("http://" + v.addr + "/api/v1/query?query=" + url.QueryEscape(q))
@@ -53,7 +57,7 @@ func (v *victoria) query(q string) ([]promResult, error) {
 	defer resp.Body.Close()
 	var body struct {
 		Data struct {
-			Result []promResult `json:"result"`
+			Result []testproc.PromResult `json:"result"`
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
@@ -65,7 +69,7 @@ func (v *victoria) query(q string) ([]promResult, error) {
 // hostsWhere polls until q returns one series per wanted host (label host).
 func (v *victoria) waitHosts(t *testing.T, q string, want []string) {
 	t.Helper()
-	err := poll(20*time.Second, func() error {
+	err := testproc.Poll(20*time.Second, func() error {
 		res, err := v.query(q)
 		if err != nil {
 			return err
@@ -90,7 +94,7 @@ func (v *victoria) waitHosts(t *testing.T, q string, want []string) {
 // and are counted meanwhile, recover afterwards, and the pipeline goroutine (ObserveStep in
 // a loop, taking the source's lock) is never held up.
 func TestVictoriaMetricsPush(t *testing.T) {
-	vm := &victoria{bin: needBinary(t, "victoria-metrics", "victoria-metrics"), dir: filepath.Join(t.TempDir(), "vm")}
+	vm := &victoria{bin: testproc.NeedBinary(t, "victoria-metrics", "victoria-metrics"), dir: filepath.Join(t.TempDir(), "vm")}
 	for i := 0; ; i++ {
 		err := vm.start(t)
 		if err == nil {
@@ -100,14 +104,14 @@ func TestVictoriaMetricsPush(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	locked, _ := demoSource(t, func(Source) *Metrics { return nil })
-	l := &heldSource{Locked: locked} // times the pushes' hold on the pipeline's lock
+	locked, _ := exportertest.DemoSource(t, func(exporter.Source) *exporter.Metrics { return nil })
+	l := &exportertest.HeldSource{Locked: locked} // times the pushes' hold on the pipeline's lock
 	hosts := []string{"node-a", "node-b", "node-c"}
-	var pushers []*Pusher
-	var ms []*Metrics
+	var pushers []*exporter.Pusher
+	var ms []*exporter.Metrics
 	for _, h := range hosts {
-		m := newTestMetrics(t, l)
-		p, err := StartPush(context.Background(), PushOptions{URL: "http://" + vm.addr + "/api/v1/import/prometheus",
+		m := exportertest.NewMetrics(t, l)
+		p, err := exporter.StartPush(context.Background(), exporter.PushOptions{URL: "http://" + vm.addr + "/api/v1/import/prometheus",
 			Interval: 200 * time.Millisecond, ExtraLabels: map[string]string{"host": h}, Gatherer: m.Registry(), Failures: m.PushFailures()})
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +157,7 @@ func TestVictoriaMetricsPush(t *testing.T) {
 	before := iters.Load()
 	t0 := time.Now()
 
-	vm.p.stop()
+	vm.p.Stop()
 	<-time.After(*vmOutage) // the outage itself is the subject of this test
 	failed := make([]int64, len(pushers))
 	for i, p := range pushers {
@@ -179,18 +183,18 @@ func TestVictoriaMetricsPush(t *testing.T) {
 		}
 	}
 	gap, wait := time.Duration(maxGapNS.Load()), time.Duration(maxWaitNS.Load())
-	held, maxHeld := time.Duration(l.totalNS.Load()), time.Duration(l.maxNS.Load())
+	held, maxHeld := time.Duration(l.TotalNS.Load()), time.Duration(l.MaxNS.Load())
 	t.Logf("outage %v: failures counted %v; pushes queryable again %v after VictoriaMetrics answered /health; "+
 		"pipeline: %d iterations (%.0f/s during the outage), longest lock wait %v, longest gap %v; "+
 		"%d push snapshots held its lock %v in all, longest %v",
 		*vmOutage, failed, recovered.Round(time.Millisecond), iters.Load(), duringOutage, wait, gap,
-		l.calls.Load(), held, maxHeld)
+		l.Calls.Load(), held, maxHeld)
 	// Generous: on a loaded box the holder itself can be descheduled; a push that blocked the
 	// pipeline would hold the lock for its whole timeout (Interval + 1 s).
 	if maxHeld > 500*time.Millisecond {
 		t.Errorf("a push held the pipeline's lock %v", maxHeld)
 	}
-	if gap > 2*time.Second && !raceEnabled {
+	if gap > 2*time.Second && !exportertest.RaceEnabled {
 		t.Errorf("the pipeline loop was held up %v", gap)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,10 +9,10 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/report"
 )
 
 // analyzeConfig is what the analyze flags say.
@@ -90,8 +89,8 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.format == "html" {
 		v, _ := buildVersion()
-		return exporter.WritePage(stdout, a.state.Report(), a.state.Plots(),
-			exporter.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
+		return report.WritePage(stdout, a.state.Report(), a.state.Plots(),
+			report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
 	}
 	return writeReport(stdout, cfg.format, a.state.Report())
 }
@@ -149,9 +148,7 @@ func (a *analysis) read(r io.Reader, name string, year int) error {
 
 func writeReport(w io.Writer, format string, r model.Report) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return report.WriteJSON(w, r, report.JSONOptions{Indent: "  "})
 	}
-	return writeText(w, r)
+	return report.WriteText(w, r)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/report"
+	"github.com/specwatch/specwatch/web"
 )
 
 // daemon is everything `run` and `demo` share: the model behind its lock, the metrics, the
@@ -28,7 +30,7 @@ type daemon struct {
 	slog    *slog.Logger
 	state   *pipeline.State
 	metrics *exporter.Metrics
-	server  *exporter.Server
+	server  *web.Server
 	parser  atomic.Pointer[parse.Parser]
 	title   string
 
@@ -64,7 +66,7 @@ func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (
 	d.reloadOK.Set(1)
 	d.reloadTime.SetToCurrentTime()
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
-	d.server = exporter.NewServer(exporter.ServerOptions{
+	d.server = web.NewServer(web.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
 		Source: d.state, Metrics: m, Page: d.page,
 	})
@@ -77,8 +79,8 @@ func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (
 // page renders the live status page (it refreshes itself every 10 s).
 func (d *daemon) page(w io.Writer) error {
 	v, _ := buildVersion()
-	return exporter.WritePage(w, d.state.Report(), d.state.Plots(),
-		exporter.PageOptions{Title: d.title, Refresh: 10 * time.Second, Now: time.Now(), Version: v})
+	return report.WritePage(w, d.state.Report(), d.state.Plots(),
+		report.PageOptions{Title: d.title, Refresh: 10 * time.Second, Now: time.Now(), Version: v})
 }
 
 // serve runs the HTTP server, the push and feed (the ingest loop) until ctx ends.

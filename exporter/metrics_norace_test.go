@@ -1,5 +1,0 @@
-//go:build !race
-
-package exporter
-
-const raceEnabled = false

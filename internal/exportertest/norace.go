@@ -1,0 +1,5 @@
+//go:build !race
+
+package exportertest
+
+const RaceEnabled = false

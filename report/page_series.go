@@ -1,0 +1,251 @@
+package report
+
+import (
+	"cmp"
+	"html/template"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/specwatch/specwatch/internal/svgplot"
+	"github.com/specwatch/specwatch/model"
+)
+
+// seriesView is one series' card.
+type seriesView struct {
+	Anchor, Name, Engine, Verdict, VerdictText, Span, Explanation string
+	Labels                                                        []labelKV
+	Figures                                                       []tile
+	Forecast                                                      []forecastRow
+	Anomalies                                                     []anomalyRow
+	AnomalyCount, AnomaliesMore                                   int
+	Scatter, Attr, Commit, TPS                                    plotView
+	AttrRows                                                      []attrRow
+}
+
+type labelKV struct{ K, V string }
+
+// plotView is one figure: the SVG and its legend, or the reason there is no plot yet.
+type plotView struct {
+	Title, Empty string
+	SVG          template.HTML
+	Legend       []legendItem
+}
+
+type legendItem struct{ Class, Text string }
+
+type forecastRow struct{ Context, StepMS, TPS string }
+
+type attrRow struct{ Name, Baseline, Current, Change string }
+
+// verdicts are the values DESIGN.md defines; anything else is shown as given, but styled
+// neutrally (the class never comes from input).
+var verdicts = map[string]bool{"healthy": true, "expected": true, "degraded": true, "anomalous": true}
+
+const noData = "Not enough data yet: no decode samples recorded for this series."
+
+func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) seriesView {
+	kv := svgplot.KVUnit(sr.ContextUnit)
+	v := seriesView{Anchor: anchor, Name: seriesName(sr.Labels), Engine: sr.Labels.Engine,
+		Verdict: "unknown", VerdictText: sr.Verdict, Explanation: sr.Explanation}
+	if verdicts[sr.Verdict] {
+		v.Verdict = sr.Verdict
+	}
+	if v.VerdictText == "" {
+		v.VerdictText = "no verdict"
+	}
+	for _, l := range []labelKV{{"host", sr.Labels.Host}, {"unit", sr.Labels.Unit}, {"rank", sr.Labels.Rank}} {
+		if l.V != "" {
+			v.Labels = append(v.Labels, l)
+		}
+	}
+	v.Span = "no samples yet"
+	if sr.Samples > 0 {
+		v.Span = thousands(sr.Samples) + " samples · " + fmtTime(sr.First) + " → " + fmtClock(sr.Last, sr.First) +
+			" · " + fmtDur(sr.Last.Sub(sr.First))
+	}
+	v.Figures = figures(sr, kv)
+	for _, f := range sr.Forecast {
+		v.Forecast = append(v.Forecast, forecastRow{Context: ctxShort(f.Context), StepMS: svgplot.Fixed(f.StepMS, 0), TPS: tps(f.TPS)})
+	}
+	for _, a := range sr.Anomalies {
+		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
+	}
+	v.AnomalyCount = len(v.Anomalies)
+	v.Anomalies, v.AnomaliesMore = latest(v.Anomalies)
+	v.Scatter = plotView{Title: "Step time vs context", Empty: noData}
+	v.Commit = plotView{Title: "Commit length over time", Empty: noData}
+	v.TPS = plotView{Title: "Decode throughput over time", Empty: noData}
+	v.Attr = plotView{Title: "Why throughput changed: best sustained window → latest",
+		Empty: "Not enough data yet: attribution needs a baseline and a current window of decode samples with a fitted step model."}
+	if a := svgplot.Attribution(sr.Attribution, v.Name); a.SVG != "" {
+		v.Attr.SVG = a.SVG
+		v.AttrRows = attrRows(sr.Attribution, kv)
+	}
+	if p != nil && len(p.Points) > 0 {
+		plotSeries(&v, p, kv)
+	}
+	return v
+}
+
+// plotSeries fills the three data plots of a card from the series' recorded points. The plots
+// assume time order (recency, rolling means, the time axis); a log whose clock stepped back
+// could break it, so out-of-order points are sorted on a copy first.
+func plotSeries(v *seriesView, p *model.SeriesPlot, kv bool) {
+	byTime := func(a, b model.HistoryPoint) int { return cmp.Compare(a.T, b.T) }
+	if !slices.IsSortedFunc(p.Points, byTime) {
+		sorted := *p
+		sorted.Points = slices.Clone(p.Points)
+		slices.SortStableFunc(sorted.Points, byTime)
+		p = &sorted
+	}
+	sc := svgplot.Scatter(p, v.Name)
+	if sc.SVG != "" {
+		v.Scatter.SVG = sc.SVG
+		idle := "after idle (not fitted)"
+		if sc.IdleOff > 0 {
+			idle = "after idle (not fitted; " + strconv.Itoa(sc.IdleOff) + " above the plot)"
+		}
+		v.Scatter.Legend = []legendItem{{"ramp", "decode samples, older → newer"}, {"idle", idle}}
+		if p.FitOK {
+			v.Scatter.Legend = append(v.Scatter.Legend, legendItem{"fit", "fit " + stepModelText(1000*p.FitA, fitSlope(p.FitB, kv), kv)})
+		}
+		v.Scatter.Legend = offScaleLegend(v.Scatter.Legend, sc.OffScale, "off")
+	} else {
+		v.Scatter.Empty = "Not enough data yet: no decode samples with a step time."
+	}
+	spanLegend := severityLegend(p.Anomalies)
+	commit := svgplot.Trace{Val: func(q *model.HistoryPoint) float64 { return float64(q.Commit) }, Raw: "raw", Smooth: "mean", IncludeDomain: true}
+	if c := svgplot.OverTime(p, v.Name, "commit", "commit length (tokens per step)", 190, []svgplot.Trace{commit}, false); c.SVG != "" {
+		v.Commit.SVG = c.SVG
+		v.Commit.Legend = offScaleLegend(append([]legendItem{{"raw", "per log line"}, {"mean", "rolling mean"}}, spanLegend...), c.OffScale, "raw")
+	}
+	measured := svgplot.Trace{Val: func(q *model.HistoryPoint) float64 { return float64(q.TPS) }, Raw: "raw", Smooth: "mean",
+		ExcludesIdle: true, IncludeDomain: true}
+	pred := svgplot.Trace{Val: func(q *model.HistoryPoint) float64 { return float64(q.Pred) }, Smooth: "pred", ExcludesIdle: true,
+		IncludeDomain: true}
+	if t := svgplot.OverTime(p, v.Name, "tps", "decode throughput (tok/s)", 220, []svgplot.Trace{measured, pred}, true); t.SVG != "" {
+		v.TPS.SVG = t.SVG
+		v.TPS.Legend = append([]legendItem{{"raw", "measured per log line"}, {"mean", "measured, rolling mean"},
+			{"pred", "predicted by the step model, rolling mean"}, {"idle", "after idle (artefact)"}}, spanLegend...)
+		v.TPS.Legend = offScaleLegend(v.TPS.Legend, t.OffScale, "raw")
+	}
+}
+
+// offScaleLegend says how many points are drawn on the top edge rather than where they are,
+// so that a clipped axis never hides an outlier; class is the marker they are drawn with.
+func offScaleLegend(l []legendItem, n int, class string) []legendItem {
+	if n == 0 {
+		return l
+	}
+	return append(l, legendItem{class, strconv.Itoa(n) + " above the axis, drawn on its top edge"})
+}
+
+// severityLegend names the span colours the plot actually uses, most severe first.
+func severityLegend(as []model.AnomalyJSON) []legendItem {
+	var out []legendItem
+	for _, sev := range []string{"critical", "warning", "info"} {
+		for _, a := range as {
+			if svgplot.SeverityClass(a.Severity) == sev {
+				out = append(out, legendItem{"sp-" + sev, sev + " anomaly"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fitSlope converts the fit's b (seconds per context unit) to ms per 1k tokens or per 1 % KV.
+func fitSlope(b float64, kv bool) float64 {
+	if kv {
+		return 1000 * b
+	}
+	return 1e6 * b
+}
+
+// stepModelText is "33.5 ms + 19.86 ms per 1k tokens", or per 1 % KV cache for vLLM.
+func stepModelText(aMS, bMS float64, kv bool) string {
+	if kv {
+		return svgplot.Fixed(aMS, 1) + " ms + " + svgplot.Fixed(bMS, 3) + " ms per 1 % KV cache"
+	}
+	return svgplot.Fixed(aMS, 1) + " ms + " + svgplot.Fixed(bMS, 2) + " ms per 1k tokens"
+}
+
+// figures are the key numbers of a series, each "—" with a reason until there is data.
+func figures(sr *model.SeriesReport, kv bool) []tile {
+	out := make([]tile, 0, 3)
+	t := tile{Label: "tok/s, measured mean", Value: svgplot.Dash, Sub: "not enough data yet"}
+	if s := sr.TPS; s != nil {
+		t.Value, t.Sub = tps(s.MeasuredMean), "no prediction yet"
+		if s.PredictedMean > 0 {
+			t.Sub = "predicted " + tps(s.PredictedMean) + " · mean abs error " + svgplot.Fixed(100*s.MAPE, 1) + "\u00a0%"
+		}
+	}
+	out = append(out, t)
+	t = tile{Label: "commit length, mean", Value: svgplot.Dash, Sub: "not enough data yet"}
+	if c := sr.CommitLen; c != nil {
+		t.Value = svgplot.Fixed(c.Mean, 2)
+		t.Sub = "p10 " + svgplot.Fixed(c.P10, 2) + " · p50 " + svgplot.Fixed(c.P50, 2) + " · p90 " + svgplot.Fixed(c.P90, 2) + " · last " + svgplot.Fixed(c.Last, 2)
+	}
+	out = append(out, t)
+	t = tile{Label: "step model, a + b · context", Value: svgplot.Dash, Sub: "not enough data yet"}
+	if m := sr.StepModel; m != nil {
+		b, ref := m.MSPer1kToken, m.RefMSPer1kToken
+		if kv {
+			b, ref = m.MSPerKVPercent, m.RefMSPerKVPercent
+		}
+		per := "per 1k tokens"
+		t.Value = svgplot.Fixed(m.FixedMS, 1) + " ms + " + svgplot.Fixed(b, 2) + " ms"
+		if kv {
+			per = "per 1 % KV cache"
+			t.Value = svgplot.Fixed(m.FixedMS, 1) + " ms + " + svgplot.Fixed(b, 3) + " ms"
+		}
+		t.Sub = "b " + per + " · R² " + svgplot.Fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
+		if m.RefFixedMS != 0 || ref != 0 {
+			t.Sub += " · robust reference " + svgplot.Fixed(m.RefFixedMS, 1) + " + " + svgplot.Fixed(ref, 2)
+		}
+	}
+	return append(out, t)
+}
+
+// ctxShort is a forecast context as people say it: 4k, 32k, 128k (of 1024 tokens).
+func ctxShort(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return strconv.Itoa(n/1024) + "k"
+	}
+	return thousands(int64(n))
+}
+
+// attrRows compare the baseline and current windows of an attribution.
+func attrRows(a *model.AttributionJSON, kv bool) []attrRow {
+	b, c := a.Baseline, a.Current
+	ratio := func(x, y float64) string {
+		if !(x > 0) || !svgplot.Finite(y/x) {
+			return svgplot.Dash
+		}
+		return "×" + svgplot.Fixed(y/x, 2)
+	}
+	// Clock times, with dates only when the windows are on different days.
+	dates := b.Start.UTC().Format(time.DateOnly) != c.End.UTC().Format(time.DateOnly)
+	return []attrRow{
+		{"window", windowText(b, dates), windowText(c, dates), ""},
+		{"tok/s", tps(b.TPS), tps(c.TPS), ratio(b.TPS, c.TPS)},
+		{"context", ctxText(b.Context, kv), ctxText(c.Context, kv), ratio(b.Context, c.Context)},
+		{"commit length", svgplot.Fixed(b.CommitLen, 2), svgplot.Fixed(c.CommitLen, 2), ratio(b.CommitLen, c.CommitLen)},
+		{"step", svgplot.Fixed(b.StepMS, 1) + " ms", svgplot.Fixed(c.StepMS, 1) + " ms", ratio(b.StepMS, c.StepMS)},
+		{"running requests", svgplot.Fixed(b.Running, 1), svgplot.Fixed(c.Running, 1), ratio(b.Running, c.Running)},
+	}
+}
+
+// windowText is "10:05:18 → 10:10:42", or "Nov 20 17:40 → 17:42" when dates matter (a window
+// of minutes, so minutes are precise enough there).
+func windowText(w model.WindowJSON, dates bool) string {
+	a, b := w.Start.UTC(), w.End.UTC()
+	if !dates {
+		return a.Format(time.TimeOnly) + " → " + b.Format(time.TimeOnly)
+	}
+	if a.YearDay() == b.YearDay() && a.Year() == b.Year() {
+		return a.Format("Jan 2 15:04") + " → " + b.Format("15:04")
+	}
+	return a.Format("Jan 2 15:04") + " → " + b.Format("Jan 2 15:04")
+}

@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// WriteText prints the report for a person at a terminal: the input accounting first (so a
+// format change is never silent), then one block per series.
+func WriteText(w io.Writer, r model.Report) error {
+	bw := bufio.NewWriter(w)
+	in := r.Input
+	fmt.Fprintf(bw, "input: %d lines, %d samples, %d ignored, %d malformed", in.Lines, in.Samples, in.Ignored, in.Malformed)
+	if in.Unreadable > 0 {
+		fmt.Fprintf(bw, ", %d unreadable records", in.Unreadable)
+	}
+	if in.OutOfRange > 0 {
+		fmt.Fprintf(bw, ", %d samples outside --since/--until", in.OutOfRange)
+	}
+	fmt.Fprintf(bw, "\n")
+	if len(r.Series) == 0 {
+		fmt.Fprintf(bw, "\nno engine statistics found: is this an SGLang, vLLM or llama.cpp log with metrics logging on?\n")
+	}
+	for _, s := range r.Series {
+		l := s.Labels
+		fmt.Fprintf(bw, "\n%s", l.Engine)
+		for _, kv := range [][2]string{{"host", l.Host}, {"unit", l.Unit}, {"rank", l.Rank}} {
+			if kv[1] != "" {
+				fmt.Fprintf(bw, "  %s=%s", kv[0], kv[1])
+			}
+		}
+		fmt.Fprintf(bw, "\n  %d samples, %s to %s (%s)\n", s.Samples, s.First.Format(time.DateTime), s.Last.Format(time.DateTime),
+			s.Last.Sub(s.First).Round(time.Second))
+		if c := s.CommitLen; c != nil {
+			fmt.Fprintf(bw, "  commit length: mean %.2f, p10 %.2f, p50 %.2f, p90 %.2f, last %.2f\n", c.Mean, c.P10, c.P50, c.P90, c.Last)
+		}
+		if m := s.StepModel; m != nil {
+			if s.ContextUnit == "kv_percent" {
+				fmt.Fprintf(bw, "  step model: %.1f ms + %.3f ms per 1 %% KV cache (R² %.2f, %d samples)\n", m.FixedMS, m.MSPerKVPercent, m.R2, m.N)
+			} else {
+				fmt.Fprintf(bw, "  step model: %.1f ms + %.2f ms per 1k tokens (R² %.2f, %d samples)\n", m.FixedMS, m.MSPer1kToken, m.R2, m.N)
+			}
+		}
+		if t := s.TPS; t != nil && t.PredictedMean > 0 {
+			fmt.Fprintf(bw, "  tok/s: measured mean %.1f, predicted %.1f, mean abs error %.1f %%\n", t.MeasuredMean, t.PredictedMean, 100*t.MAPE)
+		}
+		if len(s.Forecast) > 0 {
+			fmt.Fprintf(bw, "  forecast (one request):")
+			for i, f := range s.Forecast {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(bw, "%s %dk tokens %.1f tok/s (%.0f ms/step)", sep, f.Context/1024, f.TPS, f.StepMS)
+			}
+			fmt.Fprintln(bw)
+		}
+		for _, a := range s.Anomalies {
+			end := "active"
+			if a.End != nil {
+				end = a.End.Format(time.DateTime)
+			}
+			fmt.Fprintf(bw, "  ! %s %s %s → %s: %s\n", a.Severity, a.Kind, a.Start.Format(time.DateTime), end, a.Detail)
+		}
+		if s.Verdict != "" {
+			fmt.Fprintf(bw, "  verdict: %s\n  %s\n", strings.ToUpper(s.Verdict), s.Explanation)
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/internal/testproc"
+)
+
+// startPrometheus runs the Debian prometheus binary scraping target every second, with native
+// histograms enabled (so the scrape negotiates protobuf). Prometheus 2.42 cannot listen on
+// port 0, so a free port is picked and the start retried if someone takes it meanwhile.
+func startPrometheus(t *testing.T, target string) string {
+	t.Helper()
+	bin := testproc.NeedBinary(t, "prometheus", "prometheus")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	conf := fmt.Sprintf(`global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: specwatch
+    static_configs: [{targets: [%q]}]
+`, target)
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var lastErr error
+	for range 3 {
+		base := "http://127.0.0.1:" + strconv.Itoa(testproc.FreePort(t))
+		p, err := testproc.Start(t, 30*time.Second, base+"/-/ready", bin, "--config.file="+cfg,
+			"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+strings.TrimPrefix(base, "http://"),
+			"--enable-feature=native-histograms", "--log.level=warn")
+		if err == nil {
+			t.Cleanup(p.Stop)
+			return base
+		}
+		lastErr = err
+	}
+	t.Fatal(lastErr)
+	return ""
+}
+
+func promQuery(base, q string) ([]testproc.PromResult, error) {
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []testproc.PromResult `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("query %s: %s", q, body.Error)
+	}
+	return body.Data.Result, nil
+}
+
+// TestPrometheusScrapes: a real Prometheus scrapes the server, fed by a model.Set built from
+// the simulated demo, and its query API returns every metric of DESIGN.md with DESIGN.md's
+// label names; the step histogram arrives as a native histogram.
+func TestPrometheusScrapes(t *testing.T) {
+	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: l, Metrics: m}))
+	base := startPrometheus(t, addr)
+
+	// Prometheus applies discovered targets on a 5 s tick, so the first scrape comes 5-6 s
+	// after it is ready.
+	var got map[string][]testproc.PromResult
+	start := time.Now()
+	err := testproc.Poll(20*time.Second, func() error {
+		res, err := promQuery(base, `{__name__=~"specwatch_.*|go_goroutines|process_cpu_seconds_total"}`)
+		if err != nil {
+			return err
+		}
+		got = map[string][]testproc.PromResult{}
+		for _, r := range res {
+			got[r.Metric["__name__"]] = append(got[r.Metric["__name__"]], r)
+		}
+		for name := range designMetrics {
+			if len(got[name]) == 0 {
+				return fmt.Errorf("no %s yet", name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	}
+	t.Logf("all %d metric names queryable %v after Prometheus was ready", len(designMetrics), time.Since(start).Round(time.Millisecond))
+	for name, want := range designMetrics {
+		for _, r := range got[name] {
+			var names []string
+			for k := range r.Metric {
+				if k != "__name__" && k != "job" && k != "instance" {
+					names = append(names, k)
+				}
+			}
+			slices.Sort(names)
+			if !slices.Equal(names, want) {
+				t.Errorf("%s: labels %v, want %v", name, names, want)
+				break
+			}
+		}
+	}
+	if h := got["specwatch_step_duration_seconds"]; len(h) > 0 && h[0].Histogram == nil {
+		t.Errorf("specwatch_step_duration_seconds arrived without a native histogram: %+v", h[0])
+	}
+	if n := len(got["specwatch_anomaly_active"]); n != 7*l.Set.Len() {
+		t.Errorf("%d anomaly_active series for %d series, want 7 each", n, l.Set.Len())
+	}
+}
