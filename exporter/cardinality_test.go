@@ -1,13 +1,15 @@
 package exporter_test
 
 import (
-	"strconv"
+	"bytes"
+	"context"
+	"fmt"
 	"testing"
-	"time"
 
 	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // Cardinality attack through the exporter: 10,000 fake units and ranks go through the model and
@@ -26,53 +28,33 @@ func TestCardinalityExposition(t *testing.T) {
 		{"exporter cap below the model's", 0, 100, 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := &exporter.Locked{Set: model.NewSet(model.Options{Live: true, MaxSeries: c.modelCap}), Live: true}
+			l := pipeline.NewState(pipeline.StateOptions{Live: true, Model: model.Options{MaxSeries: c.modelCap}})
 			m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: l, MaxSeries: c.exportCap})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := parse.NewParser(parse.Options{})
-			st := parse.NewStream(parse.StreamOptions{Year: 2026, Location: time.UTC})
-			var s parse.Sample
-			var buf []byte
-			var seen []int64
-			var stepsDropped, steps int64
 			exportCap := c.exportCap
 			if exportCap == 0 {
 				exportCap = model.DefaultMaxSeries
 			}
+			steps := &countedSteps{m: m, cap: exportCap}
+			var buf bytes.Buffer
 			for i := range distinct {
-				buf = append(buf[:0], "Nov 20 09:00:01 gpu07 fake-"...)
-				buf = strconv.AppendInt(buf, int64(i), 10)
-				buf = append(buf, "[1]: [2026-11-20 09:00:01 TP"...)
-				buf = strconv.AppendInt(buf, int64(i), 10)
-				buf = append(buf, "] Decode batch, #running-req: 4, #token: 8192, accept len: 2.90, gen throughput (token/s): 120.00, #queue-req: 0"...)
-				r := p.Parse(buf, &s)
-				if r != parse.Matched {
-					t.Fatalf("line %d: %v (%s)", i, r, s.Why)
-				}
-				st.Resolve(int64(1_795_000_000_000_000+i), nil, nil, &s)
-				l.Mu.Lock()
-				l.Set.Seen(s.Host, s.Unit, s.Time)
-				if se := l.Set.Apply(r, &s); se != nil {
-					for len(seen) <= se.ID() {
-						seen = append(seen, 0)
-					}
-					if step, seq := se.StepObserved(); seq != seen[se.ID()] {
-						seen[se.ID()] = seq
-						m.ObserveStep(se.ID(), se.Labels(), step)
-						steps++
-						if se.ID() >= exportCap {
-							stepsDropped++
-						}
-					}
-				}
-				l.Mu.Unlock()
+				fmt.Fprintf(&buf, "Nov 20 09:00:01 gpu07 fake-%d[1]: [2026-11-20 09:00:01 TP%d] Decode batch, #running-req: 4, #token: 8192, accept len: 2.90, gen throughput (token/s): 120.00, #queue-req: 0\n", i, i)
 			}
-			if steps == 0 {
+			rd := ingest.NewReader(&buf, ingest.ReaderOptions{})
+			p := pipeline.New(l, pipeline.Options{Year: 2026, Steps: steps})
+			if err := p.Follow(context.Background(), pipeline.ReaderJournal(rd), pipeline.DiscardCursor{}); err != nil {
+				t.Fatal(err)
+			}
+			if in := l.Status().Input; in.Samples != distinct {
+				t.Fatalf("%d samples, want all %d lines matched: %+v", in.Samples, distinct, in)
+			}
+			stepsDropped := steps.dropped
+			if steps.n == 0 {
 				t.Fatal("no step observed: the flood does not reach the histogram")
 			}
-			overflow := l.Set.Overflow()
+			overflow := l.Status().Overflow
 			modelCap := c.modelCap
 			if modelCap == 0 {
 				modelCap = model.DefaultMaxSeries
@@ -127,5 +109,21 @@ func TestCardinalityExposition(t *testing.T) {
 			t.Logf("%d lines: %d series exposed, %d samples dropped by the model, %d steps by the exporter, %d metric families",
 				distinct, len(sets), overflow, stepsDropped, len(mfs))
 		})
+	}
+}
+
+// countedSteps feeds the step histogram as the pipeline does and counts the observations, and
+// those past the exporter's series cap.
+type countedSteps struct {
+	m          *exporter.Metrics
+	cap        int
+	n, dropped int64
+}
+
+func (c *countedSteps) ObserveStep(id int, l model.Labels, seconds float64) {
+	c.m.ObserveStep(id, l, seconds)
+	c.n++
+	if id >= c.cap {
+		c.dropped++
 	}
 }

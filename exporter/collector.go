@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/specwatch/specwatch/pipeline"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/specwatch/specwatch/model"
@@ -62,7 +64,7 @@ func (c *collector) pairsOf(s *model.SeriesSnapshot) *seriesPairs {
 	return p
 }
 
-func (c *collector) process(ch chan<- prometheus.Metric, st *Status) {
+func (c *collector) process(ch chan<- prometheus.Metric, st *pipeline.Status) {
 	d := c.d
 	if st.HasJournalLag {
 		ch <- prometheus.MustNewConstMetric(d.journalLag, prometheus.GaugeValue, st.JournalLag.Seconds())

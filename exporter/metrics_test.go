@@ -10,6 +10,7 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 func TestCollectorExposition(t *testing.T) {
@@ -160,7 +161,7 @@ func TestPedanticRegistry(t *testing.T) {
 // histogram against each other.
 func TestConcurrentScrapes(t *testing.T) {
 	samples, res := exportertest.DemoSamples(t)
-	l := &exporter.Locked{Set: model.NewSet(model.Options{})}
+	l := pipeline.NewState(pipeline.StateOptions{})
 	m := exportertest.NewMetrics(t, l)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -179,7 +180,7 @@ func TestConcurrentScrapes(t *testing.T) {
 			}
 		})
 	}
-	exportertest.Replay(l, m, samples, res)
+	exportertest.Replay(pipeline.New(l, pipeline.Options{Steps: m}), samples, res)
 	close(stop)
 	wg.Wait()
 	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "DP0 TP0"}); n == 0 {

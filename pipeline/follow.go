@@ -2,9 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"io"
 	"time"
 
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 )
 
@@ -43,8 +44,9 @@ const (
 	activeFor  = time.Second
 )
 
-// Follow reads src until ctx ends, marking each entry's cursor in cur once its effects are in
-// the model. It returns nil on cancellation, after a final cursor flush, or src's error.
+// Follow reads src until ctx ends or src ends (io.EOF), marking each entry's cursor in cur
+// once its effects are in the model. It returns nil then, after a final cursor flush, or src's
+// error.
 func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) error {
 	p.following = true
 	var lastFlush, lastTick, lastEntry, lastStats time.Time
@@ -58,6 +60,10 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 			wait = activeWait
 		}
 		ok, err := src.Next(&p.entry, wait)
+		if errors.Is(err, io.EOF) { // a source that does not follow has ended
+			p.atTail()
+			break
+		}
 		if err != nil {
 			return err
 		}
@@ -100,7 +106,7 @@ func (p *Pipeline) copyStats(src Journal) {
 	s := p.state
 	s.mu.Lock()
 	s.hasJournal = true
-	s.journal = exporter.JournalCounts{Reopens: st.Reopens, CursorMissing: st.CursorMissing,
+	s.journal = JournalCounts{Reopens: st.Reopens, CursorMissing: st.CursorMissing,
 		LostEntries: st.LostEntries, Duplicates: st.Duplicates, Unreadable: st.Unreadable, BadFiles: st.BadFiles}
 	s.mu.Unlock()
 }
@@ -133,4 +139,17 @@ func (p *Pipeline) atTail() {
 		p.caughtUp = true
 		p.log.Info().Msg("caught up with the journal")
 	}
+}
+
+// ReaderJournal adapts an input read to its end (a file) to the live loop: Next never waits,
+// and the input's end ends Follow.
+func ReaderJournal(r Reader) Journal { return readerJournal{r} }
+
+type readerJournal struct{ r Reader }
+
+func (j readerJournal) Next(e *ingest.Entry, _ time.Duration) (bool, error) {
+	if err := j.r.Next(e); err != nil {
+		return false, err
+	}
+	return true, nil
 }

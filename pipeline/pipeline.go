@@ -113,10 +113,25 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 	}
 	if r != parse.Ignored {
 		p.stream.Resolve(e.Time, e.Host, e.Unit, s)
-		if (p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until) {
-			st.set.CountOutOfRange()
-			return
-		}
+	}
+	p.applySample(r, s)
+}
+
+// ApplySample puts one sample that is already resolved (time, host, unit: a source that does
+// not come from a log line, or a benchmark replaying parsed lines) into the model, with the
+// same range filter and step observation as Apply.
+func (p *Pipeline) ApplySample(r parse.Result, s *parse.Sample) {
+	p.state.mu.Lock()
+	defer p.state.mu.Unlock()
+	p.applySample(r, s)
+}
+
+// applySample is Apply's model half; the caller holds the state's lock.
+func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
+	st := p.state
+	if r != parse.Ignored && ((p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until)) {
+		st.set.CountOutOfRange()
+		return
 	}
 	se := st.set.Apply(r, s)
 	if se == nil {

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"testing"
-	"time"
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/sim"
@@ -24,25 +21,6 @@ func exportLog(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-// readerJournal follows an ingest.Reader as if it were a journal, and ends the follow at its
-// end: the live loop's view of the same bytes ReadAll reads.
-type readerJournal struct {
-	rd     *ingest.Reader
-	cancel context.CancelFunc
-	idle   int
-}
-
-func (j *readerJournal) Next(e *ingest.Entry, _ time.Duration) (bool, error) {
-	err := j.rd.Next(e)
-	if errors.Is(err, io.EOF) {
-		if j.idle++; j.idle == 2 {
-			j.cancel()
-		}
-		return false, nil
-	}
-	return err == nil, err
 }
 
 type countingCursor struct {
@@ -72,11 +50,9 @@ func TestOfflineEqualsFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	followed := NewState(StateOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	rd := ingest.NewReader(bytes.NewReader(data), ingest.ReaderOptions{})
 	cur := &countingCursor{}
-	if err := New(followed, Options{Year: 2026}).Follow(ctx, &readerJournal{rd: rd, cancel: cancel}, cur); err != nil {
+	if err := New(followed, Options{Year: 2026}).Follow(context.Background(), ReaderJournal(rd), cur); err != nil {
 		t.Fatal(err)
 	}
 	a, b := reportJSON(t, offline), reportJSON(t, followed)

@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -23,7 +22,7 @@ type State struct {
 	atTail             bool      // the reader has nothing more to read right now
 	caughtUp           bool      // atTail was true at least once (sticky; readiness)
 	cursorSaveFailures int64
-	journal            exporter.JournalCounts
+	journal            JournalCounts
 	hasJournal         bool // journal is meaningful: the input is a journal
 }
 
@@ -69,9 +68,9 @@ func (s *State) Plots() []model.SeriesPlot {
 
 // Status reads the counters and the pipeline's fields; the clock is read after the lock is
 // released, so the critical section is one copy.
-func (s *State) Status() exporter.Status {
+func (s *State) Status() Status {
 	s.mu.Lock()
-	st := exporter.Status{
+	st := Status{
 		Input:              s.set.Input(),
 		Overflow:           s.set.Overflow(),
 		LastEntry:          s.lastEntry,
@@ -112,5 +111,3 @@ func (s *State) CountUnreadable(n int64) {
 	s.set.CountUnreadable(n)
 	s.mu.Unlock()
 }
-
-var _ exporter.Source = (*State)(nil)

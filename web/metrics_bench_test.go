@@ -10,8 +10,8 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
-	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // fiftySeries is a source of 50 warm SGLang series, each with a step histogram.
@@ -83,11 +83,12 @@ func (w *sinkWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// ingestRate replays samples for about d, as the pipeline would (one lock per entry), each
-// line once for each of hosts (36 series from the demo's 3), starting a fresh Set when the
-// replay wraps; with scrape, a scrape runs every 100 ms meanwhile. It returns samples per wall
-// second and per second of the loop's own CPU time (0 where that clock is not read).
-func ingestRate(l *exporter.Locked, samples []parse.Sample, res []parse.Result, hosts [][]byte, d time.Duration, scrape func()) (wall, cpu float64) {
+// ingestRate applies samples for about d through the pipeline's sample half (one lock per
+// sample), each line once for each of hosts (36 series from the demo's 3), the replay shifted
+// forward in time each pass; with scrape, a scrape runs every 100 ms meanwhile. It returns
+// samples per wall second and per second of the loop's own CPU time (0 where that clock is not
+// read).
+func ingestRate(p *pipeline.Pipeline, loop *exportertest.SampleLoop, hosts [][]byte, d time.Duration, scrape func()) (wall, cpu float64) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	if scrape != nil {
@@ -111,25 +112,13 @@ func ingestRate(l *exporter.Locked, samples []parse.Sample, res []parse.Result, 
 	defer runtime.UnlockOSThread()
 	start, cpu0 := time.Now(), threadCPU()
 	n := 0
-	var c parse.Sample
-	for i, j := 0, 0; j%256 != 0 || time.Since(start) < d; i, j = i+1, j+1 { // the clock every 256 lines
-		if i == len(samples) {
-			i = 0
-		}
-		if i == 0 {
-			l.Mu.Lock()
-			l.Set = model.NewSet(model.Options{Live: true})
-			l.Mu.Unlock()
-		}
+	var s, c parse.Sample
+	for j := 0; j%256 != 0 || time.Since(start) < d; j++ { // the clock every 256 lines
+		r := loop.Next(&s)
 		for _, h := range hosts {
-			c = samples[i]
+			c = s
 			c.Host = h
-			l.Mu.Lock()
-			if res[i] == parse.Matched {
-				l.Set.Observe(&c)
-			}
-			l.Set.Count(res[i])
-			l.Mu.Unlock()
+			p.ApplySample(r, &c)
 		}
 		n += len(hosts)
 	}
@@ -142,20 +131,20 @@ func ingestRate(l *exporter.Locked, samples []parse.Sample, res []parse.Result, 
 	return wall, cpu
 }
 
-func ingestFixture(t testing.TB) (*exportertest.HeldSource, []parse.Sample, []parse.Result, [][]byte, func()) {
+func ingestFixture(t testing.TB) (*exportertest.HeldSource, *pipeline.Pipeline, *exportertest.SampleLoop, [][]byte, func()) {
 	samples, res := exportertest.DemoSamples(t)
 	var hosts [][]byte
 	for i := range 12 {
 		hosts = append(hosts, fmt.Appendf(nil, "gpu%02d", i))
 	}
-	l := &exportertest.HeldSource{Locked: &exporter.Locked{Set: model.NewSet(model.Options{})}}
+	l := &exportertest.HeldSource{State: pipeline.NewState(pipeline.StateOptions{Live: true})}
 	m := exportertest.NewMetrics(t, l)
 	h := NewServer(ServerOptions{Source: l, Metrics: m}).Handler()
 	scrape := func() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	}
-	return l, samples, res, hosts, scrape
+	return l, pipeline.New(l.State, pipeline.Options{}), exportertest.NewSampleLoop(samples, res), hosts, scrape
 }
 
 // TestScrapesDoNotSlowIngest compares the ingest loop's throughput with and without a scrape
@@ -165,7 +154,7 @@ func ingestFixture(t testing.TB) (*exportertest.HeldSource, []parse.Sample, []pa
 // not blocking; throughput per second of the loop's own CPU time and the lock's hold time are
 // what the test asserts, with generous bounds. The figures are logged.
 func TestScrapesDoNotSlowIngest(t *testing.T) {
-	l, samples, res, hosts, scrape := ingestFixture(t)
+	l, p, loop, hosts, scrape := ingestFixture(t)
 	var wallWithout, wallWith, cpuWithout, cpuWith float64
 	var withTime time.Duration
 	rounds := 3.0
@@ -173,10 +162,10 @@ func TestScrapesDoNotSlowIngest(t *testing.T) {
 		rounds = 1 // reported, not asserted: see below
 	}
 	for range int(rounds) {
-		w, c := ingestRate(l.Locked, samples, res, hosts, 300*time.Millisecond, nil)
+		w, c := ingestRate(p, loop, hosts, 300*time.Millisecond, nil)
 		wallWithout, cpuWithout = wallWithout+w/rounds, cpuWithout+c/rounds
 		start := time.Now()
-		w, c = ingestRate(l.Locked, samples, res, hosts, 300*time.Millisecond, scrape)
+		w, c = ingestRate(p, loop, hosts, 300*time.Millisecond, scrape)
 		wallWith, cpuWith = wallWith+w/rounds, cpuWith+c/rounds
 		withTime += time.Since(start)
 	}
@@ -184,7 +173,7 @@ func TestScrapesDoNotSlowIngest(t *testing.T) {
 	share := float64(held) / float64(withTime)
 	t.Logf("ingest, %d series: %.0f samples/s without scrapes, %.0f with a scrape every 100 ms (%+.1f %%); "+
 		"per CPU second of the loop %.0f and %.0f (%+.1f %%); %d snapshots held the lock %v in all (longest %v), %.3f %% of the time",
-		l.Set.Len(), wallWithout, wallWith, 100*(wallWith/wallWithout-1), cpuWithout, cpuWith, 100*(cpuWith/cpuWithout-1),
+		len(l.Snapshot(nil)), wallWithout, wallWith, 100*(wallWith/wallWithout-1), cpuWithout, cpuWith, 100*(cpuWith/cpuWithout-1),
 		calls, held, time.Duration(l.MaxNS.Load()), 100*share)
 	if exportertest.RaceEnabled {
 		t.Log("race detector on: the comparison is not asserted")
@@ -199,7 +188,7 @@ func TestScrapesDoNotSlowIngest(t *testing.T) {
 }
 
 func BenchmarkIngest(b *testing.B) {
-	l, samples, res, hosts, scrape := ingestFixture(b)
+	_, p, loop, hosts, scrape := ingestFixture(b)
 	for _, tc := range []struct {
 		name   string
 		scrape func()
@@ -207,7 +196,7 @@ func BenchmarkIngest(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			var wall, cpu float64
 			for b.Loop() {
-				wall, cpu = ingestRate(l.Locked, samples, res, hosts, time.Second, tc.scrape)
+				wall, cpu = ingestRate(p, loop, hosts, time.Second, tc.scrape)
 			}
 			b.ReportMetric(wall, "samples/s")
 			b.ReportMetric(cpu, "samples/cpu-s")

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 func testServer(t *testing.T, src *exportertest.FakeSource, page func(io.Writer) error) *Server {
@@ -119,7 +119,7 @@ func TestHealthAndReady(t *testing.T) {
 	if w := do(t, h, "GET", "/-/ready", nil); w.Code != http.StatusServiceUnavailable {
 		t.Errorf("ready before catching up: %d, want 503", w.Code)
 	}
-	src.SetStatus(func(st *exporter.Status) { st.CaughtUp = true })
+	src.SetStatus(func(st *pipeline.Status) { st.CaughtUp = true })
 	if w := do(t, h, "GET", "/-/ready", nil); w.Code != 200 {
 		t.Errorf("ready after catching up: %d, want 200", w.Code)
 	}

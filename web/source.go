@@ -1,8 +1,8 @@
 package web
 
 import (
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // Source is what the server reads besides the metrics: the report for /api/v1/report and the
@@ -11,11 +11,11 @@ import (
 // implementations must be safe for concurrent use, and each call must return a copy the server
 // may keep and change (the report filter edits Series in place). The server calls it only while
 // it handles a request, between Serve and Serve's return, so the Source must outlive Serve.
-// exporter.Locked is one. The status page's plots are not read here: ServerOptions.Page renders
+// pipeline.State is one. The status page's plots are not read here: ServerOptions.Page renders
 // the page from whatever it reads.
 type Source interface {
 	// Report is the full report, a copy (model.Set.Report).
 	Report() model.Report
 	// Status is the process-level state of ingestion; /-/ready reads CaughtUp.
-	Status() exporter.Status
+	Status() pipeline.Status
 }

@@ -2,6 +2,7 @@ package exportertest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -53,55 +55,61 @@ func DemoSamples(tb testing.TB) ([]parse.Sample, []parse.Result) {
 	return out, res
 }
 
-// Replay applies samples to l.Set the way the pipeline does: one lock per entry, and each new
-// decode point fed to the step histogram once (model.Series.StepObserved); m may be nil.
-func Replay(l *exporter.Locked, m *exporter.Metrics, samples []parse.Sample, res []parse.Result) {
-	var seen []int64
+// Replay applies samples to state through p the way Apply does after parsing (the sample
+// half of the pipeline: one lock per sample, each new decode point fed to p's step observer).
+func Replay(p *pipeline.Pipeline, samples []parse.Sample, res []parse.Result) {
 	for i := range samples {
-		s := &samples[i]
-		l.Mu.Lock()
-		if se := l.Set.Apply(res[i], s); se != nil && m != nil {
-			for len(seen) <= se.ID() {
-				seen = append(seen, 0)
-			}
-			if step, seq := se.StepObserved(); seq != seen[se.ID()] {
-				seen[se.ID()] = seq
-				m.ObserveStep(se.ID(), se.Labels(), step)
-			}
-		}
-		l.LastEntry = time.Unix(0, s.Time)
-		l.Mu.Unlock()
+		p.ApplySample(res[i], &samples[i])
 	}
 }
 
-// DemoSource is a Locked over a model.Set fed with the demo data, caught up and live, with the
-// metrics m builds over it (m may return nil).
-func DemoSource(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*exporter.Locked, *exporter.Metrics) {
-	tb.Helper()
-	samples, res := DemoSamples(tb)
-	l := &exporter.Locked{Set: model.NewSet(model.Options{Live: true}), Live: true}
-	mm := m(l)
-	Replay(l, mm, samples, res)
-	l.Mu.Lock()
-	l.AtTail, l.CaughtUp = true, true
-	l.HasJournal, l.Journal = true, exporter.JournalCounts{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
-	l.Mu.Unlock()
-	return l, mm
+// demoJournal is the demo's journal export read once, with the counters of a journal reader
+// that lost and re-read entries.
+type demoJournal struct{ pipeline.Journal }
+
+func (demoJournal) Stats() ingest.JournalStats {
+	return ingest.JournalStats{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
 }
 
-// HeldSource times how long the exporter's snapshots hold the pipeline's lock, the only time
-// a scrape or a push can hold ingestion up (Locked.Snapshot, with the hold timed inside the
-// lock; the wait for the lock is the reader's, not ingestion's).
+// DemoSource is a live pipeline.State that followed the demo data (as `journalctl -o export`
+// writes it, the daemon's demo input) to its end through the pipeline, with journal counters,
+// and the metrics m builds over it (m may return nil).
+func DemoSource(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipeline.State, *exporter.Metrics) {
+	tb.Helper()
+	var buf bytes.Buffer
+	sc := sim.Demo(1)
+	sc.Format = sim.FormatExport
+	if _, err := sim.Generate(sc, &buf, nil); err != nil {
+		tb.Fatal(err)
+	}
+	st := pipeline.NewState(pipeline.StateOptions{Live: true})
+	mm := m(st)
+	o := pipeline.Options{Year: 2026}
+	if mm != nil {
+		o.Steps = mm
+	}
+	// The clock stands still at the data's end: housekeeping (stale checks) sees the data's
+	// time, not the test's.
+	end := sc.Start.Add(sc.Duration)
+	o.Now = func() time.Time { return end }
+	j := demoJournal{pipeline.ReaderJournal(ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name}))}
+	if err := pipeline.New(st, o).Follow(context.Background(), j, pipeline.DiscardCursor{}); err != nil {
+		tb.Fatal(err)
+	}
+	return st, mm
+}
+
+// HeldSource times the exporter's snapshots of the state: the only time a scrape or a push can
+// hold ingestion up is inside them. The time of the call bounds the lock's hold from above
+// (it includes the wait for the lock, at most one entry's apply).
 type HeldSource struct {
-	*exporter.Locked
+	*pipeline.State
 	Calls, TotalNS, MaxNS atomic.Int64
 }
 
 func (h *HeldSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
-	h.Mu.Lock()
-	defer h.Mu.Unlock()
 	start := time.Now()
-	dst = h.Set.Snapshot(dst)
+	dst = h.State.Snapshot(dst)
 	d := time.Since(start).Nanoseconds()
 	h.Calls.Add(1)
 	h.TotalNS.Add(d)
@@ -109,4 +117,40 @@ func (h *HeldSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot
 		h.MaxNS.Store(d)
 	}
 	return dst
+}
+
+// SampleLoop replays parsed samples endlessly, each pass shifted past the end of the previous
+// one, so that time keeps moving forward for the model (as the demo's replay does).
+type SampleLoop struct {
+	samples     []parse.Sample
+	res         []parse.Result
+	i           int
+	shift, span int64
+}
+
+// NewSampleLoop loops over samples (DemoSamples' output).
+func NewSampleLoop(samples []parse.Sample, res []parse.Result) *SampleLoop {
+	var first, last int64
+	for i := range samples {
+		if t := samples[i].Time; t != 0 {
+			if first == 0 {
+				first = t
+			}
+			last = max(last, t)
+		}
+	}
+	return &SampleLoop{samples: samples, res: res, span: last - first + int64(time.Second)}
+}
+
+// Next copies the next sample into c and returns its result.
+func (l *SampleLoop) Next(c *parse.Sample) parse.Result {
+	if l.i == len(l.samples) {
+		l.i, l.shift = 0, l.shift+l.span
+	}
+	*c = l.samples[l.i]
+	if c.Time != 0 {
+		c.Time += l.shift
+	}
+	l.i++
+	return l.res[l.i-1]
 }

@@ -1,6 +1,6 @@
 // Package exportertest holds the fixtures the tests of exporter and of its consumers (web)
 // share: a fake Source with fixed series, the metrics over it, and the demo data replayed into
-// an exporter.Locked the way the pipeline applies it.
+// a pipeline.State through the pipeline.
 package exportertest
 
 import (
@@ -10,6 +10,7 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // FakeSource serves fixed snapshots, and a report of one healthy series per snapshot. Tests set
@@ -17,7 +18,7 @@ import (
 type FakeSource struct {
 	mu    sync.Mutex
 	Snaps []model.SeriesSnapshot
-	State exporter.Status
+	State pipeline.Status
 }
 
 func (f *FakeSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
@@ -36,14 +37,14 @@ func (f *FakeSource) Report() model.Report {
 	return r
 }
 
-func (f *FakeSource) Status() exporter.Status {
+func (f *FakeSource) Status() pipeline.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.State
 }
 
 // SetStatus changes State while readers may be running.
-func (f *FakeSource) SetStatus(change func(*exporter.Status)) {
+func (f *FakeSource) SetStatus(change func(*pipeline.Status)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	change(&f.State)
@@ -67,7 +68,7 @@ func ThreeSeries() *FakeSource {
 	vl := model.SeriesSnapshot{ID: 1, Labels: model.Labels{Host: "gpu08", Unit: "vllm.service", Engine: "vllm", Rank: "Engine 000"},
 		LastSample: 1_795_000_001_000_000_000, Commit: 3.1, HasCommit: true, Context: 41.5, HasContext: true, KVContext: true}
 	gen := model.SeriesSnapshot{ID: 2, Labels: model.Labels{Host: "gpu09", Unit: "fork", Engine: "generic", Rank: ""}}
-	return &FakeSource{Snaps: []model.SeriesSnapshot{sg, vl, gen}, State: exporter.Status{
+	return &FakeSource{Snaps: []model.SeriesSnapshot{sg, vl, gen}, State: pipeline.Status{
 		Input:    model.InputCounts{Lines: 10, Samples: 6, Ignored: 3, Malformed: 1},
 		Overflow: 4, HasJournalLag: true, JournalLag: 1500 * time.Millisecond, CaughtUp: true,
 	}}

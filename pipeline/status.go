@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// Status is the process-level state of ingestion, as the pipeline sees it. It feeds the
+// process-level metrics (specwatch_lines_total, specwatch_series_dropped_total,
+// specwatch_journal_lag_seconds, specwatch_cursor_save_failures_total) and /-/ready.
+type Status struct {
+	// Input accounts for every line read (model.Set.Input): lines_total{result} comes from it.
+	Input model.InputCounts
+	// Overflow counts samples dropped because the model's series cap was reached
+	// (model.Set.Overflow): part of specwatch_series_dropped_total.
+	Overflow int64
+	// LastEntry is the journal (realtime) timestamp of the latest entry applied; zero before
+	// the first.
+	LastEntry time.Time
+	// JournalLag is how far ingestion is behind the journal: zero while the reader is at the
+	// journal's tail, else now − LastEntry. HasJournalLag is false where lag means nothing
+	// (files, stdin, the demo); specwatch_journal_lag_seconds is then absent.
+	JournalLag    time.Duration
+	HasJournalLag bool
+	// CaughtUp is sticky: the reader has reached the end of what the journal held at least once
+	// since start, so the figures describe the present. /-/ready follows it by default.
+	CaughtUp bool
+	// CursorSaveFailures counts failed cursor writes: a restart would re-read entries (their
+	// effects are counted twice) until a save succeeds again.
+	CursorSaveFailures int64
+	// Journal is what the journal reader counted; HasJournal is false for files, stdin and
+	// the demo, and the specwatch_journal_*_total counters are then absent.
+	Journal    JournalCounts
+	HasJournal bool
+}
+
+// JournalCounts are the journal reader's counters (ingest.JournalStats) that tell an operator
+// why data is missing or was read twice; the live loop copies them in once a second.
+type JournalCounts struct {
+	Reopens       int64 // recoveries after a read error or a journalctl exit
+	CursorMissing int64 // resumptions whose entry had been vacuumed: a loss
+	LostEntries   int64 // the losses' size: journal entries (all units) in the gaps
+	Duplicates    int64 // entries skipped because they had been applied already
+	Unreadable    int64 // entries skipped because their fields could not be read
+	BadFiles      int64 // journal files found unreadable and skipped
+}
