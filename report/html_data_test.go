@@ -1,20 +1,17 @@
 package report
 
 import (
-	"errors"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
 )
 
-// simulate runs a simulator scenario through the same pipeline as `specwatch analyze`
-// (cmd/specwatch/analyze.go: ingest → parse → stream resolve → model.Set), so the page tests
-// see exactly the report and plots the command would render, without importing cmd.
+// simulate runs a simulator scenario through the pipeline, as `specwatch analyze` does, so
+// the page tests see exactly the report and plots the command would render.
 func simulate(t testing.TB, sc sim.Scenario) (model.Report, []model.SeriesPlot) {
 	t.Helper()
 	pr, pw := io.Pipe()
@@ -23,26 +20,9 @@ func simulate(t testing.TB, sc sim.Scenario) (model.Report, []model.SeriesPlot) 
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	rd := ingest.NewReader(pr, ingest.ReaderOptions{Name: sc.Name})
-	st := parse.NewStream(parse.StreamOptions{Location: time.UTC, Year: 2026})
-	p := parse.NewParser(parse.Options{})
-	set := model.NewSet(model.Options{})
-	var e ingest.Entry
-	var s parse.Sample
-	for {
-		err := rd.Next(&e)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", sc.Name, err)
-		}
-		r := p.Parse(e.Message, &s)
-		if r != parse.Ignored {
-			st.Resolve(e.Time, e.Host, e.Unit, &s)
-		}
-		set.Apply(r, &s)
+	st := pipeline.NewState(pipeline.StateOptions{})
+	if err := pipeline.New(st, pipeline.Options{Year: 2026}).ReadAll(ingest.NewReader(pr, ingest.ReaderOptions{Name: sc.Name}), sc.Name); err != nil {
+		t.Fatal(err)
 	}
-	set.CountUnreadable(rd.Stats().Bad)
-	return set.Report(), set.Plots()
+	return st.Report(), st.Plots()
 }
