@@ -1,4 +1,4 @@
-package ingest
+package record
 
 import (
 	"encoding/binary"
@@ -16,7 +16,7 @@ func (s *jsonScanner) strEnd() (bool, error) {
 			i += 8
 		}
 		if i >= len(b) {
-			return esc, errJSONEnd
+			return esc, ErrCut
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -26,7 +26,7 @@ func (s *jsonScanner) strEnd() (bool, error) {
 			esc = true
 			i++
 			if i == len(b) {
-				return esc, errJSONEnd
+				return esc, ErrCut
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -34,18 +34,18 @@ func (s *jsonScanner) strEnd() (bool, error) {
 			case 'u':
 				for k := 1; k <= 4; k++ {
 					if i+k == len(b) {
-						return esc, errJSONEnd
+						return esc, ErrCut
 					}
 					if hexVal(b[i+k]) < 0 {
-						return esc, errJSONSyntax
+						return esc, ErrSyntax
 					}
 				}
 				i += 5
 			default:
-				return esc, errJSONSyntax
+				return esc, ErrSyntax
 			}
 		case c < 0x20:
-			return esc, errJSONSyntax
+			return esc, ErrSyntax
 		default:
 			i++
 		}
@@ -68,10 +68,10 @@ func plain8(x uint64) bool {
 // decoded into dst. Invalid UTF-8 passes through untouched: the bytes are the message.
 func (s *jsonScanner) str(dst []byte) ([]byte, []byte, error) {
 	if s.i == len(s.b) {
-		return nil, dst, errJSONEnd
+		return nil, dst, ErrCut
 	}
 	if s.b[s.i] != '"' {
-		return nil, dst, errJSONSyntax
+		return nil, dst, ErrSyntax
 	}
 	start := s.i + 1
 	esc, err := s.strEnd()

@@ -3,13 +3,55 @@ package ingest
 import (
 	"bytes"
 	"errors"
+
+	"github.com/specwatch/specwatch/ingest/record"
 )
+
+// nextJSON reads `journalctl -o json`, one object per line (record.DecodeJSON has the field
+// rules). A line that is not one valid object, or an object with none of MESSAGE, __CURSOR and
+// __REALTIME_TIMESTAMP, is counted bad and skipped; blank lines are not damage. A line cut
+// short (at MaxLineBytes, or by the end of the stream) is still an entry when its MESSAGE was
+// whole. A null MESSAGE is an empty message, counted in Stats.NullMessages.
+func (r *Reader) nextJSON(e *Entry) error {
+	for {
+		line, end, err := r.readLine()
+		if err != nil {
+			return err
+		}
+		var f record.Fields
+		err = record.DecodeJSON(line, &f, &r.fields)
+		if err == record.ErrBlank {
+			continue
+		}
+		if err == record.ErrCut && end != endNewline && f.Has&record.HasMsg != 0 {
+			err = nil
+		}
+		if err != nil || !f.IsEntry() {
+			r.stats.Bad++
+			continue
+		}
+		if f.Null {
+			r.stats.NullMessages++
+		}
+		fill(&f, e)
+		r.stats.Entries++
+		return nil
+	}
+}
+
+// fill overwrites e; an empty _SYSTEMD_UNIT counts as absent.
+func fill(f *record.Fields, e *Entry) {
+	*e = Entry{Time: f.Time, Host: f.Host, Unit: f.Unit, Message: f.Msg, Cursor: f.Cursor}
+	if len(f.Unit) == 0 {
+		e.Unit = f.Ident
+	}
+}
 
 // nextExport reads the journal export format (systemd.io/JOURNAL_EXPORT_FORMATS): entries of
 // `KEY=value` lines or binary fields (`KEY`, little-endian uint64 length, payload, newline),
 // separated by blank lines. Several journalctl runs concatenated are one longer stream.
 //
-// Values are copied into reused buffers because reading the next field may move the data. Of a
+// Values are copied into reused buffers (record.Fields.Export) because reading the next field may move the data. Of a
 // field repeated in an entry the first value is taken, as for JSON. A complete entry with none
 // of MESSAGE, __CURSOR and __REALTIME_TIMESTAMP is not a journal entry and counts as bad.
 //
@@ -26,7 +68,7 @@ func (r *Reader) nextExport(e *Entry) error {
 			r.stats.Bad++
 			r.skipRecord()
 			continue
-		case err != nil && f.has&hasMsg != 0:
+		case err != nil && f.Has&record.HasMsg != 0:
 			// Cut by the end of the stream with its message whole: keep it. The stream's
 			// error comes back on the next call.
 		case err != nil:
@@ -34,11 +76,11 @@ func (r *Reader) nextExport(e *Entry) error {
 				r.stats.Bad++
 			}
 			return err
-		case !f.isEntry():
+		case !f.IsEntry():
 			r.stats.Bad++
 			continue
 		}
-		f.fill(e)
+		fill(&f, e)
 		r.stats.Entries++
 		return nil
 	}
@@ -50,7 +92,7 @@ var errBadRecord = errors.New("bad export record")
 // exportRecord reads fields up to the blank line that ends a record. It returns the stream's
 // error (io.EOF included) when the stream ends inside a record, started telling that apart from
 // a clean end between records.
-func (r *Reader) exportRecord() (f record, started bool, err error) {
+func (r *Reader) exportRecord() (f record.Fields, started bool, err error) {
 	for {
 		line, end, err := r.readLine()
 		if err != nil {
@@ -68,7 +110,7 @@ func (r *Reader) exportRecord() (f record, started bool, err error) {
 			if !validKey(line[:eq]) {
 				return f, true, errBadRecord
 			}
-			r.exportField(&f, line[:eq], line[eq+1:])
+			f.Export(line[:eq], line[eq+1:], &r.fields)
 			continue
 		}
 		if end == endEOF {
@@ -97,7 +139,7 @@ func (r *Reader) exportRecord() (f record, started bool, err error) {
 		default:
 			return f, true, errBadRecord
 		}
-		r.exportField(&f, r.key, r.buf[r.r+8:r.r+8+int(n)])
+		f.Export(r.key, r.buf[r.r+8:r.r+8+int(n)], &r.fields)
 		r.r += size + 1
 	}
 }
@@ -105,57 +147,12 @@ func (r *Reader) exportRecord() (f record, started bool, err error) {
 // cut handles a stream that ends inside a binary field. With the message already read, the
 // record is kept and the partial field dropped; without it, the record is bad, and the bytes
 // after the field name are rescanned for records that a bogus length would otherwise hide.
-func (r *Reader) cut(f record) (record, bool, error) {
-	if f.has&hasMsg == 0 {
+func (r *Reader) cut(f record.Fields) (record.Fields, bool, error) {
+	if f.Has&record.HasMsg == 0 {
 		return f, true, errBadRecord
 	}
 	r.r = r.w
 	return f, true, r.err
-}
-
-// exportField keeps the fields an Entry needs; the first of a repeated field wins.
-func (r *Reader) exportField(f *record, key, val []byte) {
-	var bit int
-	var dst *[]byte
-	switch string(key) {
-	case "MESSAGE":
-		bit, dst = hasMsg, &r.msg
-	case "_HOSTNAME":
-		bit, dst = hasHost, &r.host
-	case "_SYSTEMD_UNIT":
-		bit, dst = hasUnit, &r.unit
-	case "SYSLOG_IDENTIFIER":
-		bit, dst = hasIdent, &r.ident
-	case "__CURSOR":
-		bit, dst = hasCursor, &r.cursor
-	case "__REALTIME_TIMESTAMP":
-		if f.has&hasTime == 0 {
-			if t, ok := parseMicros(val); ok {
-				f.time = t
-				f.has |= hasTime
-			}
-		}
-		return
-	default:
-		return
-	}
-	if f.has&bit != 0 {
-		return
-	}
-	*dst = append((*dst)[:0], val...)
-	f.has |= bit
-	switch bit {
-	case hasMsg:
-		f.msg = *dst
-	case hasHost:
-		f.host = *dst
-	case hasUnit:
-		f.unit = *dst
-	case hasIdent:
-		f.ident = *dst
-	case hasCursor:
-		f.cursor = *dst
-	}
 }
 
 // skipRecord skips lines through the next blank line or the end of the stream. Long lines met

@@ -1,14 +1,17 @@
-package ingest
+package record
 
 import "errors"
 
+// What DecodeJSON returns for a line it does not decode whole.
 var (
-	errJSONSyntax = errors.New("json syntax")
-	errJSONEnd    = errors.New("json cut short")
+	ErrSyntax = errors.New("json syntax")     // not one valid JSON object
+	ErrCut    = errors.New("json cut short")  // the line ends inside the object
+	ErrBlank  = errors.New("json blank line") // white space only: nothing, and no damage
 )
 
-// maxJSONDepth bounds nesting in skipped values; journalctl nests two levels at most.
-const maxJSONDepth = 64
+// MaxDepth bounds nesting in skipped values (deeper is ErrSyntax); journalctl nests two levels
+// at most.
+const MaxDepth = 64
 
 // jsonScanner walks one line; b is never modified.
 type jsonScanner struct {
@@ -29,10 +32,10 @@ func (s *jsonScanner) ws() {
 
 func (s *jsonScanner) expect(c byte) error {
 	if s.i == len(s.b) {
-		return errJSONEnd
+		return ErrCut
 	}
 	if s.b[s.i] != c {
-		return errJSONSyntax
+		return ErrSyntax
 	}
 	s.i++
 	return nil
@@ -42,7 +45,7 @@ func (s *jsonScanner) expect(c byte) error {
 func (s *jsonScanner) atEnd() error {
 	s.ws()
 	if s.i != len(s.b) {
-		return errJSONSyntax
+		return ErrSyntax
 	}
 	return nil
 }
@@ -56,11 +59,11 @@ const (
 	fieldOther
 )
 
-// field reads a value of a field we need: see nextJSON for the rules. The value points into
+// field reads a value of a field we need: see DecodeJSON for the rules. The value points into
 // the line or into dst; the returned buffer is dst, possibly grown, to keep for reuse.
 func (s *jsonScanner) field(dst []byte) ([]byte, []byte, fieldKind, error) {
 	if s.i == len(s.b) {
-		return nil, dst, fieldOther, errJSONEnd
+		return nil, dst, fieldOther, ErrCut
 	}
 	switch s.b[s.i] {
 	case '"':
@@ -75,7 +78,7 @@ func (s *jsonScanner) field(dst []byte) ([]byte, []byte, fieldKind, error) {
 	s.i++
 	s.ws()
 	if s.i == len(s.b) {
-		return nil, dst, fieldOther, errJSONEnd
+		return nil, dst, fieldOther, ErrCut
 	}
 	var v []byte
 	kind := fieldOther
@@ -136,7 +139,7 @@ func (s *jsonScanner) byteArray(dst []byte) ([]byte, []byte, fieldKind, error) {
 		}
 		s.ws()
 		if s.i == len(s.b) {
-			return nil, dst, fieldOther, errJSONEnd
+			return nil, dst, fieldOther, ErrCut
 		}
 		switch s.b[s.i] {
 		case ',':
@@ -145,7 +148,7 @@ func (s *jsonScanner) byteArray(dst []byte) ([]byte, []byte, fieldKind, error) {
 			s.i++
 			return dst, dst, kind, nil
 		default:
-			return nil, dst, fieldOther, errJSONSyntax
+			return nil, dst, fieldOther, ErrSyntax
 		}
 	}
 }
@@ -159,7 +162,7 @@ func (s *jsonScanner) number() (byte, bool, error) {
 		i++
 	}
 	if i == len(b) {
-		return 0, false, errJSONEnd
+		return 0, false, ErrCut
 	}
 	v := 0
 	switch {
@@ -173,7 +176,7 @@ func (s *jsonScanner) number() (byte, bool, error) {
 			i++
 		}
 	default:
-		return 0, false, errJSONSyntax
+		return 0, false, ErrSyntax
 	}
 	var err error
 	if i < len(b) && b[i] == '.' {
@@ -204,9 +207,9 @@ func digits(b []byte, i int) (int, error) {
 	}
 	if i == start {
 		if i == len(b) {
-			return i, errJSONEnd
+			return i, ErrCut
 		}
-		return i, errJSONSyntax
+		return i, ErrSyntax
 	}
 	return i, nil
 }
@@ -214,10 +217,10 @@ func digits(b []byte, i int) (int, error) {
 func (s *jsonScanner) literal(lit string) error {
 	for k := 0; k < len(lit); k++ {
 		if s.i == len(s.b) {
-			return errJSONEnd
+			return ErrCut
 		}
 		if s.b[s.i] != lit[k] {
-			return errJSONSyntax
+			return ErrSyntax
 		}
 		s.i++
 	}
@@ -226,11 +229,11 @@ func (s *jsonScanner) literal(lit string) error {
 
 // skip consumes any JSON value, checking its syntax.
 func (s *jsonScanner) skip(depth int) error {
-	if depth > maxJSONDepth {
-		return errJSONSyntax
+	if depth > MaxDepth {
+		return ErrSyntax
 	}
 	if s.i == len(s.b) {
-		return errJSONEnd
+		return ErrCut
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
@@ -257,7 +260,7 @@ func (s *jsonScanner) skip(depth int) error {
 		for {
 			s.ws()
 			if s.i < len(s.b) && s.b[s.i] != '"' {
-				return errJSONSyntax
+				return ErrSyntax
 			}
 			if err := s.skip(depth + 1); err != nil {
 				return err
@@ -272,7 +275,7 @@ func (s *jsonScanner) skip(depth int) error {
 			}
 			s.ws()
 			if s.i == len(s.b) {
-				return errJSONEnd
+				return ErrCut
 			}
 			switch s.b[s.i] {
 			case ',':
@@ -281,7 +284,7 @@ func (s *jsonScanner) skip(depth int) error {
 				s.i++
 				return nil
 			default:
-				return errJSONSyntax
+				return ErrSyntax
 			}
 		}
 	case c == '-' || c >= '0' && c <= '9':
@@ -294,7 +297,7 @@ func (s *jsonScanner) skip(depth int) error {
 	case c == 'n':
 		return s.literal("null")
 	}
-	return errJSONSyntax
+	return ErrSyntax
 }
 
 // skipRest consumes the remaining elements of an array after its first, through ']'.
@@ -302,7 +305,7 @@ func (s *jsonScanner) skipRest(depth int) error {
 	for {
 		s.ws()
 		if s.i == len(s.b) {
-			return errJSONEnd
+			return ErrCut
 		}
 		switch s.b[s.i] {
 		case ']':
@@ -315,7 +318,7 @@ func (s *jsonScanner) skipRest(depth int) error {
 				return err
 			}
 		default:
-			return errJSONSyntax
+			return ErrSyntax
 		}
 	}
 }
