@@ -9,6 +9,7 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -52,10 +53,10 @@ type pipeline struct {
 	flushFails int64
 }
 
-// journalCounter is a source that counts what it skipped or lost (ingest.JournalSource); the
+// journalCounter is a source that counts what it skipped or lost (journal.Source); the
 // pipeline copies its counters to the metrics once a second.
 type journalCounter interface {
-	Stats() ingest.JournalStats
+	Stats() journal.Stats
 }
 
 // tickEvery paces live-only housekeeping (stale detection).
