@@ -1,4 +1,4 @@
-package journal_test
+package journal
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -87,17 +88,17 @@ func BenchmarkJournalRead1M(b *testing.B) {
 	for _, c := range []struct {
 		name    string
 		backend Backend
-	}{{"sdjournal", BackendSDJournal}, {"native", BackendNative}, {"journalctl-backend", BackendJournalctl}} {
+	}{{"sdjournal", SDJournal}, {"native", Native}, {"journalctl-backend", Journalctl}} {
 		b.Run(c.name, func(b *testing.B) {
-			if c.backend == BackendSDJournal && SDJournalAvailable() != nil {
+			if c.backend == SDJournal && SDJournalAvailable() != nil {
 				b.Skip("no sdjournal backend in this build")
 			}
 			var best, ctl timing
-			var e Entry
+			var e ingest.Entry
 			for b.Loop() {
 				ctl.keep(runJournalctl(b, dir, unit))
 				t0, c0 := time.Now(), processCPU()
-				src, err := OpenJournal(JournalOptions{Dir: dir, Backend: c.backend, Units: []string{unit}, Since: time.Unix(1, 0)})
+				src, err := Open(Options{Dir: dir, Backend: c.backend, Units: []string{unit}, Start: Head()})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -112,7 +113,7 @@ func BenchmarkJournalRead1M(b *testing.B) {
 			rate := func(d time.Duration) float64 { return float64(want) / d.Seconds() }
 			b.ReportMetric(rate(best.wall), "entries/s")
 			b.ReportMetric(rate(ctl.wall), "journalctl-entries/s")
-			if c.backend != BackendJournalctl { // the journalctl backend's CPU is in two processes
+			if c.backend != Journalctl { // the journalctl backend's CPU is in two processes
 				b.ReportMetric(rate(best.cpu), "cpu-entries/s")
 				b.ReportMetric(rate(ctl.cpu), "journalctl-cpu-entries/s")
 				b.ReportMetric(ctl.cpu.Seconds()/best.cpu.Seconds(), "x-journalctl")

@@ -1,54 +1,15 @@
-package journal_test
+package journal
 
 import (
-	"bytes"
-	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 )
-
-// streamLines writes n numbered lines from a goroutine and returns a channel with the
-// result. When retryDown is set, a line journald refuses (it is being killed and
-// restarted) is sent again until it is taken, polling journald with a deadline.
-func streamLines(j *testjournal.Journal, n int, pace time.Duration, retryDown bool) <-chan error {
-	errc := make(chan error, 1)
-	go func() {
-		for i := range n {
-			deadline := time.Now().Add(20 * time.Second)
-			for {
-				err := j.Send("sglang.service", "python3", numbered("line", i))
-				if err == nil {
-					break
-				}
-				if !retryDown || time.Now().After(deadline) || !(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
-					errc <- err
-					return
-				}
-				time.Sleep(5 * time.Millisecond) // journald is restarting: an external process
-			}
-			if pace > 0 && i%100 == 99 {
-				time.Sleep(pace) // spread the stream over several rotations
-			}
-		}
-		errc <- nil
-	}()
-	return errc
-}
-
-// lastLineIn returns the number of the last line in one journal file (-1 if none).
-func lastLineIn(t *testing.T, file string) int {
-	out, err := exec.Command("journalctl", "--file="+file, "-o", "cat", "-n", "1", "--no-pager", "SYSLOG_IDENTIFIER=python3").Output()
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
-		return -1
-	}
-	return seqOf(t, string(bytes.TrimSpace(out)))
-}
 
 // TestJournalRotateVacuum: rotation every second during a stream, and vacuuming of the
 // archived files the reader has finished (as a retention policy that keeps up would):
@@ -56,9 +17,9 @@ func lastLineIn(t *testing.T, file string) int {
 func TestJournalRotateVacuum(t *testing.T) {
 	n, pace := journalTestSize(20_000, 30_000, 60_000), 10*time.Millisecond // 100 lines per 10 ms
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})
-		errc := streamLines(j, n, pace, false)
+		j := journaltest.StartJournald(t)
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})
+		errc := journaltest.StreamLines(j, n, pace, false)
 		// Churn from the reading goroutine itself, between two Next calls, so that it knows
 		// exactly which lines have been read: rotate every second, then vacuum the archived
 		// files whose lines have all been read.
@@ -70,7 +31,7 @@ func TestJournalRotateVacuum(t *testing.T) {
 			files := j.Files()
 			keep := len(files)
 			for _, f := range files[:len(files)-1] { // archived, oldest first
-				if last := lastLineIn(t, f); last < 0 || last > lastRead {
+				if last := journaltest.LastLineIn(t, f); last < 0 || last > lastRead {
 					break
 				}
 				keep--
@@ -80,18 +41,18 @@ func TestJournalRotateVacuum(t *testing.T) {
 				vacuumed += len(files) - keep
 			}
 		}
-		var got []owned
+		var got []journaltest.Owned
 		deadline := time.Now().Add(2 * time.Minute)
 		nextChurn := time.Now().Add(time.Second)
-		var e Entry
+		var e ingest.Entry
 		for len(got) < n && time.Now().Before(deadline) {
 			ok, err := src.Next(&e, 200*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ok {
-				got = append(got, own(&e))
-				lastRead = seqOf(t, got[len(got)-1].Message)
+				got = append(got, journaltest.Own(&e))
+				lastRead = journaltest.SeqOf(t, got[len(got)-1].Message)
 			}
 			if time.Now().After(nextChurn) {
 				churn()
@@ -101,11 +62,11 @@ func TestJournalRotateVacuum(t *testing.T) {
 		if err := <-errc; err != nil {
 			t.Fatal(err)
 		}
-		checkSequence(t, got, n)
-		expectQuiet(t, src, 300*time.Millisecond)
+		journaltest.CheckSequence(t, got, n)
+		journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
 		st := src.Stats()
 		t.Logf("%s: %d lines over %d rotations, %d files vacuumed; stats %+v", b, n, rotations, vacuumed, st)
-		if rotations < 2 || vacuumed < 1 || (b == BackendSDJournal && st.Invalidations == 0) {
+		if rotations < 2 || vacuumed < 1 || (b == SDJournal && st.Invalidations == 0) {
 			t.Fatalf("rotations %d, vacuumed %d, invalidations %d: the churn did not happen", rotations, vacuumed, st.Invalidations)
 		}
 	})
@@ -118,12 +79,12 @@ func TestJournalRotateVacuum(t *testing.T) {
 func TestJournalJournaldRestart(t *testing.T) {
 	n := journalTestSize(10_000, 15_000, 30_000)
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})
-		errc := streamLines(j, n, 5*time.Millisecond, true)
-		var got []owned
+		j := journaltest.StartJournald(t)
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}})
+		errc := journaltest.StreamLines(j, n, 5*time.Millisecond, true)
+		var got []journaltest.Owned
 		kills := 0
-		var e Entry
+		var e ingest.Entry
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
 			ok, err := src.Next(&e, 500*time.Millisecond)
@@ -131,13 +92,13 @@ func TestJournalJournaldRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ok {
-				got = append(got, own(&e))
+				got = append(got, journaltest.Own(&e))
 				if kills < 2 && len(got) == (kills+1)*n/3 {
 					j.Kill()
 					j.Restart()
 					kills++
 				}
-				if seqOf(t, got[len(got)-1].Message) == n-1 {
+				if journaltest.SeqOf(t, got[len(got)-1].Message) == n-1 {
 					break
 				}
 			}
@@ -145,12 +106,12 @@ func TestJournalJournaldRestart(t *testing.T) {
 		if err := <-errc; err != nil {
 			t.Fatal(err)
 		}
-		expectQuiet(t, src, 300*time.Millisecond)
+		journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
 		out, err := exec.Command("journalctl", "-D", j.Dir(), "-o", "export", "--no-pager", "_SYSTEMD_UNIT=sglang.service").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, _ := readAll(t, out, ReaderOptions{})
+		want := journaltest.ReadAll(t, out)
 		if len(got) != len(want) {
 			t.Fatalf("reader returned %d entries, the journal holds %d", len(got), len(want))
 		}
@@ -159,7 +120,7 @@ func TestJournalJournaldRestart(t *testing.T) {
 			if got[i].Cursor != want[i].Cursor || got[i].Message != want[i].Message {
 				t.Fatalf("entry %d: reader %v, journal %v", i, got[i], want[i])
 			}
-			if s := seqOf(t, got[i].Message); s <= prev {
+			if s := journaltest.SeqOf(t, got[i].Message); s <= prev {
 				t.Fatalf("entry %d: line %d after line %d", i, s, prev)
 			} else {
 				prev = s

@@ -1,4 +1,4 @@
-package journal_test
+package journal
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 )
 
 // procCounters reads a task's voluntary context switches (its wake-ups after sleeping) and
@@ -50,18 +53,18 @@ func TestJournalIdle(t *testing.T) {
 		idle = 10 * time.Second
 	}
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
+		j := journaltest.StartJournald(t)
 		j.Write("other.service", "other", []byte("noise before"))
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"quiet.service"}})
-		var e Entry
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"quiet.service"}})
+		var e ingest.Entry
 		src.Next(&e, 100*time.Millisecond) // settle: first sd_journal_wait sets up inotify
 
 		task := "/proc/self" // native: no thread or process of its own
 		switch s := src.(type) {
-		case *ctlSource:
-			task = fmt.Sprintf("/proc/%d", s.p.cmd.Process.Pid)
-		case interface{ ownerTID() int }: // sdjournal
-			task = fmt.Sprintf("/proc/self/task/%d", s.ownerTID())
+		case interface{ PID() int }: // journalctl
+			task = fmt.Sprintf("/proc/%d", s.PID())
+		case interface{ ThreadID() int }: // sdjournal
+			task = fmt.Sprintf("/proc/self/task/%d", s.ThreadID())
 		}
 		w0, c0 := procCounters(t, task)
 		waits0, cpu0, start := src.Stats().Waits, processCPU(), time.Now()
@@ -75,15 +78,15 @@ func TestJournalIdle(t *testing.T) {
 		waits, cpu := src.Stats().Waits-waits0, processCPU()-cpu0
 		secs := elapsed.Seconds()
 		t.Logf("%s idle %.1fs: %d waits (%.2f/s); %s: %d wake-ups (%.2f/s), %v CPU; test process CPU %v (%.2f%% of a core)",
-			b, secs, waits, float64(waits)/secs, map[Backend]string{BackendJournalctl: "journalctl", BackendSDJournal: "reading thread", BackendNative: "test process"}[b],
+			b, secs, waits, float64(waits)/secs, map[Backend]string{Journalctl: "journalctl", SDJournal: "reading thread", Native: "test process"}[b],
 			w1-w0, float64(w1-w0)/secs, c1-c0, cpu, 100*cpu.Seconds()/secs)
 		if float64(waits) > secs+2 {
 			t.Errorf("%d waits in %.1fs: more than one per second", waits, secs)
 		}
-		if b == BackendSDJournal && float64(w1-w0) > 3*secs+3 {
+		if b == SDJournal && float64(w1-w0) > 3*secs+3 {
 			t.Errorf("reading thread woke %d times in %.1fs", w1-w0, secs)
 		}
-		if b == BackendJournalctl && w1-w0 > 3 {
+		if b == Journalctl && w1-w0 > 3 {
 			t.Errorf("journalctl woke %d times while idle", w1-w0)
 		}
 		if cpu > elapsed/20 {

@@ -1,4 +1,4 @@
-package journal_test
+package journal
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 )
 
 // journalTestSize picks a stream length: short with -short, long with
@@ -35,13 +38,13 @@ func journalTestSize(short, normal, long int) int {
 func TestJournalCrashResume(t *testing.T) {
 	n := journalTestSize(20_000, 50_000, 200_000)
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
+		j := journaltest.StartJournald(t)
 		store := NewCursorStore(t.TempDir())
 		start := time.Now()
 		werr := make(chan error, 1)
 		go func() {
 			for i := range n {
-				if err := j.Send("sglang.service", "python3", numbered("line", i)); err != nil {
+				if err := j.Send("sglang.service", "python3", journaltest.Numbered("line", i)); err != nil {
 					werr <- err
 					return
 				}
@@ -52,7 +55,7 @@ func TestJournalCrashResume(t *testing.T) {
 		var (
 			applied, durable int // lines applied in memory / on disk with the cursor
 			crashes, flushes int
-			e                Entry
+			e                ingest.Entry
 		)
 		deadline := time.Now().Add(3 * time.Minute)
 		for applied < n {
@@ -60,8 +63,8 @@ func TestJournalCrashResume(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := OpenJournal(JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"}, Since: start, Cursor: c,
-				Warn: func(m string) { t.Errorf("warning: %s", m) }})
+			src, err := Open(Options{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"},
+				Warn: func(m string) { t.Errorf("warning: %s", m) }, Start: AfterCursor(c, Since(start))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +81,7 @@ func TestJournalCrashResume(t *testing.T) {
 				if !ok {
 					continue
 				}
-				if got := seqOf(t, string(e.Message)); got != applied {
+				if got := journaltest.SeqOf(t, string(e.Message)); got != applied {
 					t.Fatalf("after %d crashes: applied line %d, expected %d (durable %d): %s", crashes, got, applied, durable,
 						map[bool]string{true: "duplicate", false: "lost lines"}[got < applied])
 				}
@@ -119,36 +122,36 @@ func TestJournalCrashResume(t *testing.T) {
 // says both in one warning; the rest arrive once.
 func TestJournalCursorVacuumed(t *testing.T) {
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
+		j := journaltest.StartJournald(t)
 		start := time.Now()
 		for i := range 10 {
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: start})
-		got := readN(t, src, 10, 10*time.Second)
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Start: Since(start)})
+		got := journaltest.ReadN(t, src, 10, 10*time.Second)
 		cursor := got[9].Cursor
 		src.Close()
 
 		for i := 10; i < 15; i++ { // written while the reader is down, never read
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
 		j.Rotate() // lines 0-14 are archived in the oldest file
 		for i := 15; i < 25; i++ {
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
 		j.Rotate()
 		for i := 25; i < 30; i++ {
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
 		j.Sync()
 		j.Vacuum(2) // deletes the oldest file, with the saved entry
 		var warned []string
-		src = openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: cursor,
-			Warn: func(m string) { warned = append(warned, m) }})
-		got = readN(t, src, 15, 10*time.Second)
-		expectQuiet(t, src, 300*time.Millisecond)
+		src = openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"},
+			Warn: func(m string) { warned = append(warned, m) }, Start: AfterCursor(cursor, Tail())})
+		got = journaltest.ReadN(t, src, 15, 10*time.Second)
+		journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
 		for i, o := range got {
-			if seqOf(t, o.Message) != 15+i {
+			if journaltest.SeqOf(t, o.Message) != 15+i {
 				t.Fatalf("entry %d after resume is %q, want line %d", i, o.Message, 15+i)
 			}
 		}
@@ -168,19 +171,19 @@ func TestJournalCursorVacuumed(t *testing.T) {
 // it, and nothing is counted.
 func TestJournalResumeExisting(t *testing.T) {
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
+		j := journaltest.StartJournald(t)
 		for i := range 6 {
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
-		got := readN(t, src, 3, 10*time.Second)
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Start: Head()})
+		got := journaltest.ReadN(t, src, 3, 10*time.Second)
 		src.Close()
-		src = openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: got[2].Cursor})
-		got = readN(t, src, 3, 10*time.Second)
-		if seqOf(t, got[0].Message) != 3 || seqOf(t, got[2].Message) != 5 {
+		src = openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Start: AfterCursor(got[2].Cursor, Tail())})
+		got = journaltest.ReadN(t, src, 3, 10*time.Second)
+		if journaltest.SeqOf(t, got[0].Message) != 3 || journaltest.SeqOf(t, got[2].Message) != 5 {
 			t.Fatalf("resumed at %v", got)
 		}
-		expectQuiet(t, src, 200*time.Millisecond)
+		journaltest.ExpectQuiet(t, src, 200*time.Millisecond)
 		if st := src.Stats(); st.CursorMissing != 0 || st.Duplicates != 0 || st.Entries != 3 {
 			t.Fatalf("stats %+v", st)
 		}
@@ -191,23 +194,23 @@ func TestJournalResumeExisting(t *testing.T) {
 // reading starts at Since as if there were no cursor.
 func TestJournalInvalidCursor(t *testing.T) {
 	journalBackends(t, func(t *testing.T, b Backend) {
-		j := startJournald(t)
+		j := journaltest.StartJournald(t)
 		since := time.Now()
 		for i := range 3 {
-			j.Write("a.service", "a", numbered("a", i))
+			j.Write("a.service", "a", journaltest.Numbered("a", i))
 		}
 		var warned []string
-		src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Since: since, Cursor: "garbage",
-			Warn: func(m string) { warned = append(warned, m) }})
-		checkSequence(t, readN(t, src, 3, 10*time.Second), 3)
+		src := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"},
+			Warn: func(m string) { warned = append(warned, m) }, Start: AfterCursor("garbage", Since(since))})
+		journaltest.CheckSequence(t, journaltest.ReadN(t, src, 3, 10*time.Second), 3)
 		if st := src.Stats(); st.CursorMissing != 1 || len(warned) != 1 {
 			t.Fatalf("CursorMissing %d, warnings %q", st.CursorMissing, warned)
 		}
 		// Without Since it starts at the tail: only lines written after opening.
-		tail := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Cursor: "garbage"})
-		expectQuiet(t, tail, 300*time.Millisecond)
-		j.Write("a.service", "a", numbered("a", 3))
-		if got := readN(t, tail, 1, 10*time.Second); seqOf(t, got[0].Message) != 3 {
+		tail := openJ(t, Options{Dir: j.Dir(), Backend: b, Units: []string{"a.service"}, Start: AfterCursor("garbage", Tail())})
+		journaltest.ExpectQuiet(t, tail, 300*time.Millisecond)
+		j.Write("a.service", "a", journaltest.Numbered("a", 3))
+		if got := journaltest.ReadN(t, tail, 1, 10*time.Second); journaltest.SeqOf(t, got[0].Message) != 3 {
 			t.Fatalf("after a bad cursor without Since: %v", got)
 		}
 	})

@@ -1,4 +1,4 @@
-package native_test
+package native
 
 import (
 	"encoding/binary"
@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -16,8 +20,8 @@ import (
 // data object, and so its entry list, appears later): nothing lost, nothing duplicated.
 func TestNativeRotateWithNoise(t *testing.T) {
 	const n = 6000
-	j := startJournald(t)
-	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendNative, Units: []string{"sglang.service"}})
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"sglang.service"}})
 	stop := make(chan struct{})
 	noise := make(chan error, 1)
 	go func() {
@@ -28,15 +32,15 @@ func TestNativeRotateWithNoise(t *testing.T) {
 				return
 			default:
 			}
-			if err := j.Send("noise.service", "noise", numbered("noise", i)); err != nil {
+			if err := j.Send("noise.service", "noise", journaltest.Numbered("noise", i)); err != nil {
 				noise <- err
 				return
 			}
 		}
 	}()
-	errc := streamLines(j, n, 20*time.Millisecond, false)
-	var got []owned
-	var e Entry
+	errc := journaltest.StreamLines(j, n, 20*time.Millisecond, false)
+	var got []journaltest.Owned
+	var e ingest.Entry
 	rotations := 0
 	next := time.Now()
 	for deadline := time.Now().Add(time.Minute); len(got) < n && time.Now().Before(deadline); {
@@ -45,7 +49,7 @@ func TestNativeRotateWithNoise(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ok {
-			got = append(got, own(&e))
+			got = append(got, journaltest.Own(&e))
 		}
 		if time.Now().After(next) {
 			j.Rotate()
@@ -60,8 +64,8 @@ func TestNativeRotateWithNoise(t *testing.T) {
 	if err := <-noise; err != nil {
 		t.Fatal(err)
 	}
-	checkSequence(t, got, n)
-	expectQuiet(t, src, 300*time.Millisecond)
+	journaltest.CheckSequence(t, got, n)
+	journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
 	t.Logf("%d lines over %d rotations; stats %+v", n, rotations, src.Stats())
 }
 
@@ -70,7 +74,7 @@ func TestNativeRotateWithNoise(t *testing.T) {
 // looked at again, not skipped for good (the soak lost the first lines after a rotation so).
 func TestNativeFileBeingCreated(t *testing.T) {
 	src := t.TempDir()
-	built := testjournal.BuildFileFunc(t, src, 50, lines(0, 50, "a.service"))
+	built := testjournal.BuildFileFunc(t, src, 50, journaltest.Lines(0, 50, "a.service"))
 	content, err := os.ReadFile(built)
 	if err != nil {
 		t.Fatal(err)
@@ -81,14 +85,14 @@ func TestNativeFileBeingCreated(t *testing.T) {
 	}{{"empty", nil}, {"header only", headerOnly(content)}} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			r := openJ(t, JournalOptions{Dir: dir, Backend: BackendNative, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
+			r := openJ(t, Name, backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true})
 			path := filepath.Join(dir, "system.journal")
 			if err := os.WriteFile(path, c.stage, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			expectQuiet(t, r, 200*time.Millisecond) // the follower has seen the file
-			patch(t, path, 0, content)
-			checkSequence(t, readN(t, r, 50, 5*time.Second), 50)
+			journaltest.ExpectQuiet(t, r, 200*time.Millisecond) // the follower has seen the file
+			journaltest.Patch(t, path, 0, content)
+			journaltest.CheckSequence(t, journaltest.ReadN(t, r, 50, 5*time.Second), 50)
 		})
 	}
 }
@@ -108,16 +112,16 @@ func headerOnly(file []byte) []byte {
 // line once, in sequence-number order, the same as libsystemd returns.
 func TestNativeTwoFilesWritten(t *testing.T) {
 	const n = 4000
-	j := startJournald(t)
-	src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendNative, Units: []string{"sglang.service"}, Since: time.Unix(1, 0)})
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"sglang.service"}, Head: true})
 	errc := make(chan error, 1)
 	go func() {
 		for i := range n {
 			var err error
 			if i%3 == 0 {
-				err = j.SendAsUser(1000, "sglang.service", "python3", numbered("line", i))
+				err = j.SendAsUser(1000, "sglang.service", "python3", journaltest.Numbered("line", i))
 			} else {
-				err = j.Send("sglang.service", "python3", numbered("line", i))
+				err = j.Send("sglang.service", "python3", journaltest.Numbered("line", i))
 			}
 			if err != nil {
 				errc <- err
@@ -129,27 +133,27 @@ func TestNativeTwoFilesWritten(t *testing.T) {
 		}
 		errc <- nil
 	}()
-	got := readN(t, src, n, time.Minute)
+	got := journaltest.ReadN(t, src, n, time.Minute)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
-	expectQuiet(t, src, 300*time.Millisecond)
+	journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
 	files := j.Files()
 	if len(files) < 2 {
 		t.Fatalf("journald wrote %v: no user journal, nothing to merge", files)
 	}
-	checkSequence(t, got, n)
+	journaltest.CheckSequence(t, got, n)
 	var last uint64
 	for i, o := range got {
-		p, ok := parseCursor([]byte(o.Cursor))
-		if !ok || p.seqnum <= last {
+		p, ok := backend.ParseCursor([]byte(o.Cursor))
+		if !ok || p.Seqnum <= last {
 			t.Fatalf("entry %d: cursor %q not after sequence number %d", i, o.Cursor, last)
 		}
-		last = p.seqnum
+		last = p.Seqnum
 	}
-	if SDJournalAvailable() == nil {
-		sd := drainJ(t, openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendSDJournal, Units: []string{"sglang.service"}, Since: time.Unix(1, 0)}), 300*time.Millisecond)
-		sameEntries(t, got, sd)
+	if sdjournal.Available() == nil {
+		sd := journaltest.Drain(t, openJ(t, sdjournal.Name, backend.Options{Dir: j.Dir(), Units: []string{"sglang.service"}, Head: true}), 300*time.Millisecond)
+		journaltest.SameEntries(t, got, sd)
 	}
 }
 
@@ -162,14 +166,14 @@ func TestNativeTwoFilesWritten(t *testing.T) {
 func TestNativeSnapshotRace(t *testing.T) {
 	for _, round := range []int{1, 2} {
 		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
-			j := startJournald(t)
-			r := openJ(t, JournalOptions{Dir: j.Dir(), Backend: BackendNative, Units: []string{"sglang.service"}, Since: time.Unix(1, 0)})
+			j := journaltest.StartJournald(t)
+			r := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"sglang.service"}, Head: true})
 			send := func(user bool, i int) {
 				var err error
 				if user {
-					err = j.SendAsUser(1000, "sglang.service", "python3", numbered("line", i))
+					err = j.SendAsUser(1000, "sglang.service", "python3", journaltest.Numbered("line", i))
 				} else {
-					err = j.Send("sglang.service", "python3", numbered("line", i))
+					err = j.Send("sglang.service", "python3", journaltest.Numbered("line", i))
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -178,7 +182,7 @@ func TestNativeSnapshotRace(t *testing.T) {
 			send(false, 0)
 			send(true, 1)
 			j.Sync()
-			got := readN(t, r, 2, 10*time.Second)
+			got := journaltest.ReadN(t, r, 2, 10*time.Second)
 			ns := r.(*Source)
 			if len(ns.files) < 2 {
 				t.Fatalf("%d files: no user journal, nothing to race", len(ns.files))
@@ -193,11 +197,11 @@ func TestNativeSnapshotRace(t *testing.T) {
 				send(true, 3)  // into the user's, whose header it reads next
 				j.Sync()
 			}
-			got = append(got, readN(t, r, 2, 10*time.Second)...)
+			got = append(got, journaltest.ReadN(t, r, 2, 10*time.Second)...)
 			if !raced {
 				t.Fatal("no poll read system.journal's header before the user's")
 			}
-			checkSequence(t, got, 4)
+			journaltest.CheckSequence(t, got, 4)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package native_test
+package native
 
 import (
 	"encoding/binary"
@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -20,7 +23,7 @@ import (
 func FuzzNativeJournal(f *testing.F) {
 	dir := f.TempDir()
 	base := testjournal.BuildFileFunc(f, dir, 40, func(i int, e *testjournal.Entry) {
-		lines(0, 40, "a.service")(i, e)
+		journaltest.Lines(0, 40, "a.service")(i, e)
 		if i%7 == 3 {
 			e.Unit = ""
 		}
@@ -72,11 +75,11 @@ func FuzzNativeJournal(f *testing.F) {
 		fh.WriteAt(patchBytes[:n], off)
 		// every entry, and one unit through its data object's entry list
 		for _, units := range [][]string{nil, {"a.service"}} {
-			src, err := OpenJournal(JournalOptions{Dir: work, Backend: BackendNative, Units: units, Since: time.Unix(1, 0), NoFollow: true})
+			src, err := open(Name, backend.Options{Dir: work, Units: units, NoFollow: true, Head: true})
 			if err != nil {
 				continue // a clear error is fine
 			}
-			var e Entry
+			var e ingest.Entry
 			for got := 0; ; got++ {
 				ok, err := src.Next(&e, 0)
 				if errors.Is(err, io.EOF) || err != nil || !ok {

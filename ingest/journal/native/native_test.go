@@ -1,54 +1,19 @@
-package native_test
+package native
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
-
-// drainJ reads src until it stays quiet for quiet (following) or ends (NoFollow).
-func drainJ(t *testing.T, src JournalSource, quiet time.Duration) []owned {
-	t.Helper()
-	var got []owned
-	var e Entry
-	for {
-		ok, err := src.Next(&e, quiet)
-		if err != nil && !(err.Error() == "EOF") {
-			t.Fatalf("Next after %d entries: %v", len(got), err)
-		}
-		if !ok {
-			return got
-		}
-		got = append(got, own(&e))
-	}
-}
-
-// sameEntries fails unless both backends returned exactly the same entries, cursors included.
-func sameEntries(t *testing.T, native, sd []owned) {
-	t.Helper()
-	if len(native) != len(sd) {
-		t.Fatalf("native read %d entries, sdjournal %d", len(native), len(sd))
-	}
-	for i := range sd {
-		if native[i] != sd[i] {
-			t.Fatalf("entry %d differs:\nnative   %+v\nsdjournal %+v", i, native[i], sd[i])
-		}
-	}
-}
-
-func requireSD(t *testing.T) {
-	t.Helper()
-	if err := SDJournalAvailable(); err != nil {
-		t.Skipf("needs the sdjournal backend to compare with: %v", err)
-	}
-}
 
 // TestNativeMatchesSDJournal: on a real journald's files (three of them after two rotations;
 // units, entries with only an identifier, binary and zstd-compressed messages), the native
@@ -56,11 +21,11 @@ func requireSD(t *testing.T) {
 // and without matches.
 func TestNativeMatchesSDJournal(t *testing.T) {
 	requireSD(t)
-	j := startJournald(t)
+	j := journaltest.StartJournald(t)
 	big := bytes.Repeat([]byte("0123456789abcdef "), 200) // 3.4 kB: journald compresses it
 	const n = 1500
 	for i := range n {
-		msg := numbered("line", i)
+		msg := journaltest.Numbered("line", i)
 		switch {
 		case i%100 == 7:
 			msg = append(append([]byte{}, big...), msg...)
@@ -88,10 +53,9 @@ func TestNativeMatchesSDJournal(t *testing.T) {
 		units, idents []string
 	}{{"all", nil, nil}, {"unit+identifier", []string{"a.service"}, []string{"tool"}}, {"unit", []string{"b.service"}, nil}} {
 		t.Run(m.name, func(t *testing.T) {
-			read := func(b Backend, noFollow bool) []owned {
-				src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: b, Units: m.units, Identifiers: m.idents,
-					Since: time.Unix(1, 0), NoFollow: noFollow})
-				got := drainJ(t, src, 300*time.Millisecond)
+			read := func(b string, noFollow bool) []journaltest.Owned {
+				src := openJ(t, b, backend.Options{Dir: j.Dir(), Units: m.units, Identifiers: m.idents, NoFollow: noFollow, Head: true})
+				got := journaltest.Drain(t, src, 300*time.Millisecond)
 				if ns, ok := src.(*Source); ok {
 					if m.name == "all" && ns.decompressed == 0 {
 						t.Errorf("no compressed field was read: the test does not exercise zstd")
@@ -103,8 +67,8 @@ func TestNativeMatchesSDJournal(t *testing.T) {
 				}
 				return got
 			}
-			sd, native := read(BackendSDJournal, false), read(BackendNative, false)
-			sameEntries(t, native, sd)
+			sd, native := read(sdjournal.Name, false), read(Name, false)
+			journaltest.SameEntries(t, native, sd)
 			want := map[string]int{"all": n, "unit+identifier": 2 * n / 3, "unit": n / 3}[m.name]
 			ours := 0
 			for _, o := range native {
@@ -117,7 +81,7 @@ func TestNativeMatchesSDJournal(t *testing.T) {
 			}
 			// reading to the end without following gives the same, without cursors compared
 			// (sdjournal sets them on batch ends only)
-			nf := read(BackendNative, true)
+			nf := read(Name, true)
 			if len(nf) != len(native) {
 				t.Fatalf("NoFollow read %d entries, following %d", len(nf), len(native))
 			}
@@ -129,25 +93,25 @@ func TestNativeMatchesSDJournal(t *testing.T) {
 // ways: the daemon can change backend across a restart without losing or repeating a line.
 func TestNativeCursorInterop(t *testing.T) {
 	requireSD(t)
-	j := startJournald(t)
+	j := journaltest.StartJournald(t)
 	const n = 400
 	for i := range n {
-		j.Write("a.service", "engine", numbered("line", i))
+		j.Write("a.service", "engine", journaltest.Numbered("line", i))
 		if i == 200 {
 			j.Rotate()
 		}
 	}
 	j.Sync()
-	for _, c := range []struct{ from, to Backend }{{BackendSDJournal, BackendNative}, {BackendNative, BackendSDJournal}} {
-		t.Run(c.from.String()+"-to-"+c.to.String(), func(t *testing.T) {
+	for _, c := range []struct{ from, to string }{{sdjournal.Name, Name}, {Name, sdjournal.Name}} {
+		t.Run(c.from+"-to-"+c.to, func(t *testing.T) {
 			for _, k := range []int{0, 199, 200, 201, n - 2} {
-				src := openJ(t, JournalOptions{Dir: j.Dir(), Backend: c.from, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
-				first := readN(t, src, k+1, 10*time.Second)
+				src := openJ(t, c.from, backend.Options{Dir: j.Dir(), Units: []string{"a.service"}, Head: true})
+				first := journaltest.ReadN(t, src, k+1, 10*time.Second)
 				src.Close()
-				src = openJ(t, JournalOptions{Dir: j.Dir(), Backend: c.to, Units: []string{"a.service"}, Cursor: first[k].Cursor})
-				rest := readN(t, src, n-k-1, 10*time.Second)
-				expectQuiet(t, src, 300*time.Millisecond)
-				checkSequence(t, append(first, rest...), n)
+				src = openJ(t, c.to, backend.Options{Dir: j.Dir(), Units: []string{"a.service"}, Cursor: first[k].Cursor})
+				rest := journaltest.ReadN(t, src, n-k-1, 10*time.Second)
+				journaltest.ExpectQuiet(t, src, 300*time.Millisecond)
+				journaltest.CheckSequence(t, append(first, rest...), n)
 				if st := src.Stats(); st.CursorMissing != 0 || st.Duplicates != 0 {
 					t.Fatalf("resumed at %d: %+v", k, st)
 				}
@@ -165,28 +129,28 @@ func TestNativeMergesFiles(t *testing.T) {
 		testjournal.BuildFileFunc(t, dir, 300, func(i int, e *testjournal.Entry) {
 			e.Time = testjournal.FixtureEpoch.Add(time.Duration(3*i+f) * time.Millisecond)
 			e.Unit, e.Identifier, e.Host = "a.service", "engine", fmt.Sprintf("host%d", f)
-			e.Message = numbered("line", 3*i+f)
+			e.Message = journaltest.Numbered("line", 3*i+f)
 		})
 	}
-	read := func(b Backend) []owned {
-		return drainJ(t, openJ(t, JournalOptions{Dir: dir, Backend: b, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true}), time.Second)
+	read := func(b string) []journaltest.Owned {
+		return journaltest.Drain(t, openJ(t, b, backend.Options{Dir: dir, Units: []string{"a.service"}, NoFollow: true, Head: true}), time.Second)
 	}
-	native := read(BackendNative)
-	checkSequence(t, native, 900)
-	sd := read(BackendSDJournal)
+	native := read(Name)
+	journaltest.CheckSequence(t, native, 900)
+	sd := read(sdjournal.Name)
 	for i := range sd {
 		sd[i].Cursor, native[i].Cursor = "", "" // sdjournal's NoFollow sets them on batch ends only
 	}
-	sameEntries(t, native, sd)
+	journaltest.SameEntries(t, native, sd)
 }
 
 // TestNativeBadInput: a damaged entry is skipped and counted, a file with a compression this
 // reader does not decode is reported and skipped, and everything else is read.
 func TestNativeBadInput(t *testing.T) {
 	dir := t.TempDir()
-	good := testjournal.BuildFileFunc(t, dir, 100, lines(0, 100, "a.service"))
-	damaged := testjournal.BuildFileFunc(t, dir, 100, lines(100, 200, "a.service"))
-	xz := testjournal.BuildFileFunc(t, dir, 50, lines(200, 250, "a.service"))
+	good := testjournal.BuildFileFunc(t, dir, 100, journaltest.Lines(0, 100, "a.service"))
+	damaged := testjournal.BuildFileFunc(t, dir, 100, journaltest.Lines(100, 200, "a.service"))
+	xz := testjournal.BuildFileFunc(t, dir, 50, journaltest.Lines(200, 250, "a.service"))
 	// entry 50 of the damaged file: its object type byte becomes a data object's
 	jf, err := openJFile(damaged, newBlockCache(4, jblockSize), false)
 	if err != nil {
@@ -198,24 +162,24 @@ func TestNativeBadInput(t *testing.T) {
 	}
 	at := int64(jf.head.off)
 	jf.close()
-	patch(t, damaged, at, []byte{jobjData})
+	journaltest.Patch(t, damaged, at, []byte{jobjData})
 	// the XZ file: incompatible flag 1
 	var fl [4]byte
 	binary.LittleEndian.PutUint32(fl[:], jflagXZ|jflagKeyed|jflagCompact)
-	patch(t, xz, 12, fl[:])
+	journaltest.Patch(t, xz, 12, fl[:])
 	for _, f := range []string{good, damaged, xz} {
-		aged(t, f)
+		journaltest.Aged(t, f)
 	}
 	var warned []string
-	src := openJ(t, JournalOptions{Dir: dir, Backend: BackendNative, Units: []string{"a.service"}, Since: time.Unix(1, 0),
-		NoFollow: true, Warn: func(m string) { warned = append(warned, m) }})
-	got := drainJ(t, src, time.Second)
+	src := openJ(t, Name, backend.Options{Dir: dir, Units: []string{"a.service"},
+		NoFollow: true, Warn: func(m string) { warned = append(warned, m) }, Head: true})
+	got := journaltest.Drain(t, src, time.Second)
 	if len(got) != 199 {
 		t.Fatalf("read %d entries, want 199 (all but the damaged one and the XZ file); %+v; warnings %q", len(got), src.Stats(), warned)
 	}
 	for i, o := range got {
-		if want := i + i/150; seqOf(t, o.Message) != want { // 150 is missing
-			t.Fatalf("entry %d is line %d, want %d", i, seqOf(t, o.Message), want)
+		if want := i + i/150; journaltest.SeqOf(t, o.Message) != want { // 150 is missing
+			t.Fatalf("entry %d is line %d, want %d", i, journaltest.SeqOf(t, o.Message), want)
 		}
 	}
 	st := src.Stats()
@@ -224,40 +188,5 @@ func TestNativeBadInput(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(warned, "\n"), filepath.Base(xz)) {
 		t.Fatalf("no warning names %s: %q", xz, warned)
-	}
-}
-
-func patch(t *testing.T, path string, at int64, b []byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestJournalAutoChoice: auto reads with the native backend, unless a file there uses a
-// compression it does not decode; then with libsystemd (or journalctl without cgo).
-func TestJournalAutoChoice(t *testing.T) {
-	dir := t.TempDir()
-	testjournal.BuildFileFunc(t, dir, 10, lines(0, 10, "a.service"))
-	src := openJ(t, JournalOptions{Dir: dir, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
-	if b := src.Stats().Backend; b != BackendNative {
-		t.Fatalf("auto chose %v for zstd files", b)
-	}
-	lz4 := testjournal.BuildFileFunc(t, dir, 10, lines(10, 20, "a.service"))
-	var fl [4]byte
-	binary.LittleEndian.PutUint32(fl[:], jflagLZ4|jflagKeyed|jflagCompact)
-	patch(t, lz4, 12, fl[:])
-	src = openJ(t, JournalOptions{Dir: dir, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
-	want := BackendSDJournal
-	if SDJournalAvailable() != nil {
-		want = BackendJournalctl
-	}
-	if b := src.Stats().Backend; b != want {
-		t.Fatalf("auto chose %v with an LZ4 file, want %v", b, want)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build cgo && linux
 
-package sdjournal_test
+package sdjournal
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -23,11 +26,11 @@ func TestJournalRecycle(t *testing.T) {
 		if i%2 == 1 {
 			unit = "noise.service"
 		}
-		lines(i/2, i/2+1, unit)(0, e)
+		journaltest.Lines(i/2, i/2+1, unit)(0, e)
 	})
-	src := openJ(t, JournalOptions{Dir: dir, Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
-	checkSequence(t, readN(t, src, n, time.Minute), n)
-	expectQuiet(t, src, 100*time.Millisecond)
+	src := openJ(t, Name, backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true})
+	journaltest.CheckSequence(t, journaltest.ReadN(t, src, n, time.Minute), n)
+	journaltest.ExpectQuiet(t, src, 100*time.Millisecond)
 	if st := src.Stats(); st.Recycles != 2 || st.Duplicates != 0 || st.CursorMissing != 0 || st.Entries != int64(n) {
 		t.Fatalf("stats %+v, want 2 recycles and every entry once", st)
 	}
@@ -38,20 +41,20 @@ func TestJournalRecycle(t *testing.T) {
 func BenchmarkJournalRecycle(b *testing.B) {
 	dir := b.TempDir()
 	for f := range 8 {
-		testjournal.BuildFileFunc(b, dir, 2000, lines(f*2000, f*2000+2000, "a.service"))
+		testjournal.BuildFileFunc(b, dir, 2000, journaltest.Lines(f*2000, f*2000+2000, "a.service"))
 	}
-	src, err := OpenJournal(JournalOptions{Dir: dir, Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0)})
+	src, err := open(Name, backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	var e Entry
+	var e ingest.Entry
 	for range 5000 {
 		if ok, err := src.Next(&e, time.Second); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
 	}
-	s := src.(*sdSource)
+	s := src.(*Source)
 	b.ResetTimer()
 	for range b.N {
 		if err := s.recycle(); err != nil {
@@ -75,18 +78,18 @@ func TestJournalReadAhead(t *testing.T) {
 	big := func(i int) bool { return i%900 == 450 }
 	testjournal.BuildFileFunc(t, dir, 2*n, func(i int, e *testjournal.Entry) {
 		if i%2 == 1 {
-			lines(i, i+1, "noise.service")(0, e)
+			journaltest.Lines(i, i+1, "noise.service")(0, e)
 			return
 		}
-		lines(i/2, i/2+1, "a.service")(0, e)
+		journaltest.Lines(i/2, i/2+1, "a.service")(0, e)
 		if big(i / 2) {
 			e.Message = append(bytes.Repeat([]byte("x"), 600<<10), e.Message...)
 		}
 	})
-	src := openJ(t, JournalOptions{Dir: dir, Backend: BackendSDJournal, Units: []string{"a.service"}, Since: time.Unix(1, 0), NoFollow: true})
-	s := src.(*sdSource)
-	var got []owned
-	var e Entry
+	src := openJ(t, Name, backend.Options{Dir: dir, Units: []string{"a.service"}, NoFollow: true, Head: true})
+	s := src.(*Source)
+	var got []journaltest.Owned
+	var e ingest.Entry
 	recycled := false
 	for {
 		ok, err := src.Next(&e, time.Second)
@@ -99,7 +102,7 @@ func TestJournalReadAhead(t *testing.T) {
 		if i := len(got); big(i) != (len(e.Message) > 600<<10) {
 			t.Fatalf("entry %d: message of %d bytes", i, len(e.Message))
 		}
-		got = append(got, own(&e))
+		got = append(got, journaltest.Own(&e))
 		// Where Next recycles: at a batch's end (the only entries with a cursor when reading
 		// to the end), with the next batch being read ahead.
 		if len(got) >= sdBatchRead && !recycled && s.batch.pos == s.batch.n {
@@ -117,7 +120,7 @@ func TestJournalReadAhead(t *testing.T) {
 			t.Fatalf("entry %d inside a batch has a cursor: sparse cursors are off", len(got)-1)
 		}
 	}
-	checkSequence(t, got, n)
+	journaltest.CheckSequence(t, got, n)
 	if st := src.Stats(); st.Recycles != 1 || st.Duplicates != 0 || st.CursorMissing != 0 || st.Entries != int64(n) {
 		t.Fatalf("stats %+v, want 1 recycle and every entry once", st)
 	}

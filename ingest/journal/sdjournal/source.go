@@ -287,8 +287,9 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// ownerTID is the thread that owns the handle, for tests counting its wake-ups.
-func (s *Source) ownerTID() int { return s.own.tid() }
+// ThreadID is the id of the thread that owns the handle, for counting its wake-ups
+// (/proc/self/task/<id>).
+func (s *Source) ThreadID() int { return s.own.tid() }
 
 // Stats implements journal.Source.
 func (s *Source) Stats() backend.Stats { return s.stats }
