@@ -12,7 +12,5 @@ import (
 // openJ opens a source and closes it at the end of the test; warnings go to the test log.
 func openJ(t *testing.T, o backend.Options) journaltest.Source {
 	t.Helper()
-	journaltest.LogWarnings(t, &o)
-	src, err := Open(o, Options{})
-	return journaltest.Opened(t, src, err)
+	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) { return Open(o, Options{}) })
 }

@@ -8,8 +8,14 @@ import (
 	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 )
 
-// open opens the backend named b: this one, or sdjournal to compare with. On error the Source
-// is not to be used.
+// openJ opens the backend named b (this one, or sdjournal to compare with) and closes it at the
+// end of the test.
+func openJ(t *testing.T, b string, o backend.Options) journaltest.Source {
+	t.Helper()
+	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) { return open(b, o) })
+}
+
+// open opens the backend named b; on error the Source is not to be used.
 func open(b string, o backend.Options) (journaltest.Source, error) {
 	if b == sdjournal.Name {
 		return sdjournal.Open(o, sdjournal.Options{})
@@ -17,14 +23,7 @@ func open(b string, o backend.Options) (journaltest.Source, error) {
 	return Open(o)
 }
 
-// openJ opens a source and closes it at the end of the test; warnings go to the test log.
-func openJ(t *testing.T, b string, o backend.Options) journaltest.Source {
-	t.Helper()
-	journaltest.LogWarnings(t, &o)
-	src, err := open(b, o)
-	return journaltest.Opened(t, src, err)
-}
-
+// requireSD skips a comparison with libsystemd in a build without it.
 func requireSD(t *testing.T) {
 	t.Helper()
 	if err := sdjournal.Available(); err != nil {

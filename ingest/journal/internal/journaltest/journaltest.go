@@ -33,11 +33,15 @@ func Opened[S Source](t *testing.T, src S, err error) Source {
 	return src
 }
 
-// LogWarnings sends o's warnings to the test log unless o has a Warn already.
-func LogWarnings(t *testing.T, o *backend.Options) {
+// Open opens a source with open and closes it at the end of the test; warnings go to the test
+// log unless o has a Warn already.
+func Open(t *testing.T, o backend.Options, open func(backend.Options) (Source, error)) Source {
+	t.Helper()
 	if o.Warn == nil {
 		o.Warn = func(m string) { t.Logf("warn: %s", m) }
 	}
+	src, err := open(o)
+	return Opened(t, src, err)
 }
 
 // Owned is an Entry copied out of the source's buffers, comparable with ==.
