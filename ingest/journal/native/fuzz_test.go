@@ -75,7 +75,7 @@ func FuzzNativeJournal(f *testing.F) {
 		fh.WriteAt(patchBytes[:n], off)
 		// every entry, and one unit through its data object's entry list
 		for _, units := range [][]string{nil, {"a.service"}} {
-			src, err := open(Name, backend.Options{Dir: work, Units: units, NoFollow: true, Head: true})
+			src, err := Open(backend.Options{Dir: work, Units: units, NoFollow: true, Head: true})
 			if err != nil {
 				continue // a clear error is fine
 			}

@@ -12,15 +12,12 @@ import (
 // end of the test.
 func openJ(t *testing.T, b string, o backend.Options) journaltest.Source {
 	t.Helper()
-	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) { return open(b, o) })
-}
-
-// open opens the backend named b; on error the Source is not to be used.
-func open(b string, o backend.Options) (journaltest.Source, error) {
-	if b == sdjournal.Name {
-		return sdjournal.Open(o, sdjournal.Options{})
-	}
-	return Open(o)
+	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) {
+		if b == sdjournal.Name {
+			return sdjournal.Open(o, sdjournal.Options{})
+		}
+		return Open(o)
+	})
 }
 
 // requireSD skips a comparison with libsystemd in a build without it.

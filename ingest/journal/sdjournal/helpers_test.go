@@ -14,13 +14,10 @@ import (
 // end of the test.
 func openJ(t *testing.T, b string, o backend.Options) journaltest.Source {
 	t.Helper()
-	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) { return open(b, o) })
-}
-
-// open opens the backend named b; on error the Source is not to be used.
-func open(b string, o backend.Options) (journaltest.Source, error) {
-	if b == journalctl.Name {
-		return journalctl.Open(o, journalctl.Options{})
-	}
-	return Open(o, Options{})
+	return journaltest.Open(t, o, func(o backend.Options) (journaltest.Source, error) {
+		if b == journalctl.Name {
+			return journalctl.Open(o, journalctl.Options{})
+		}
+		return Open(o, Options{})
+	})
 }

@@ -43,7 +43,7 @@ func BenchmarkJournalRecycle(b *testing.B) {
 	for f := range 8 {
 		testjournal.BuildFileFunc(b, dir, 2000, journaltest.Lines(f*2000, f*2000+2000, "a.service"))
 	}
-	src, err := open(Name, backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true})
+	src, err := Open(backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true}, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func BenchmarkJournalRecycle(b *testing.B) {
 			b.Fatal(ok, err)
 		}
 	}
-	s := src.(*Source)
+	s := src
 	b.ResetTimer()
 	for range b.N {
 		if err := s.recycle(); err != nil {
