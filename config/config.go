@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -47,7 +47,7 @@ type JournalConfig struct {
 	Identifiers []string `yaml:"identifiers"`
 	Backend     string   `yaml:"backend"`
 	Since       string   `yaml:"since"`
-	// TrimMiB is ingest.JournalOptions.TrimAfter in MiB; 0 never trims.
+	// TrimMiB is sdjournal.Options.TrimAfter in MiB; 0 never trims.
 	TrimMiB int `yaml:"trim_mib"`
 }
 
@@ -89,7 +89,7 @@ const maxTrimMiB = 512
 // Default is what specwatch does with no file and no flags.
 func Default() Config {
 	return Config{
-		Journal:  JournalConfig{Backend: "auto", TrimMiB: ingest.DefaultTrimAfter >> 20},
+		Journal:  JournalConfig{Backend: "auto", TrimMiB: sdjournal.DefaultTrimAfter >> 20},
 		StateDir: "/var/lib/specwatch",
 		Listen:   ":9877",
 		Push:     PushConfig{Interval: 15 * time.Second},

@@ -200,7 +200,7 @@ touch "$2/probe" && echo state=ok && rm "$2/probe"`
 	if r.code != 0 || last == "" {
 		t.Fatalf("journalctl found no last entry: %s", r.output())
 	}
-	cursorFile := filepath.Join(d.hostState, "journal.cursor") // ingest.CursorFile
+	cursorFile := filepath.Join(d.hostState, "journal.cursor") // journal.CursorFile
 	var cursor string
 	for deadline := time.Now().Add(30 * time.Second); cursor != last && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		b, _ := os.ReadFile(cursorFile)

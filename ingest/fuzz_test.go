@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/specwatch/specwatch/ingest/record"
 )
 
 // seed adds the fixtures, whole and cut, to a fuzz corpus.
@@ -137,7 +139,7 @@ func checkJSONLine(t *testing.T, line []byte) {
 	if len(got) == 1 && !json.Valid(body) {
 		t.Fatalf("accepted invalid JSON %q as %v", body, got[0])
 	}
-	if !utf8.Valid(body) || bytes.Count(body, []byte("["))+bytes.Count(body, []byte("{")) > maxJSONDepth {
+	if !utf8.Valid(body) || bytes.Count(body, []byte("["))+bytes.Count(body, []byte("{")) > record.MaxDepth {
 		return // encoding/json replaces invalid UTF-8; deep nesting is refused by design
 	}
 	want, ok, valid := refJSON(body)
@@ -182,7 +184,7 @@ func refJSON(line []byte) (o owned, ok, valid bool) {
 			continue
 		}
 		if key == "__REALTIME_TIMESTAMP" {
-			t, ok := parseMicros([]byte(v))
+			t, ok := record.ParseMicros([]byte(v))
 			if !ok {
 				continue
 			}

@@ -1,6 +1,10 @@
 package ingest
 
-import "io"
+import (
+	"io"
+
+	"github.com/specwatch/specwatch/ingest/record"
+)
 
 // DefaultMaxLineBytes leaves room for a 1 MiB message plus the journal fields around it on one
 // JSON line, so that the longest message journald keeps by default still arrives whole.
@@ -49,8 +53,8 @@ type Reader struct {
 	discard bool  // the rest of a truncated line is still to be skipped
 	empties int   // consecutive empty reads, to stop a broken source spinning
 
-	// Reused storage for field values that cannot point into buf.
-	msg, host, unit, ident, cursor, key, num []byte
+	fields record.Scratch // reused storage for field values that cannot point into buf
+	key    []byte         // an export binary field's name, kept while its payload is read
 }
 
 // NewReader peeks at r to detect its shape unless opts forces one. Peeking reads only until the
@@ -119,35 +123,4 @@ func (r *Reader) nextRaw(e *Entry) error {
 	*e = Entry{Message: trimCR(line)}
 	r.stats.Entries++
 	return nil
-}
-
-// Bits of record.has.
-const (
-	hasMsg = 1 << iota
-	hasCursor
-	hasTime
-	hasUnit
-	hasHost
-	hasIdent
-)
-
-// record collects what an Entry needs from one JSON or export record; the slices point into
-// the line or the Reader's field buffers.
-type record struct {
-	has                            int
-	null                           bool
-	time                           int64
-	msg, host, unit, ident, cursor []byte
-}
-
-// isEntry tells a journal entry from other data that happens to parse: it has at least one of
-// the fields journalctl always prints.
-func (f *record) isEntry() bool { return f.has&(hasMsg|hasCursor|hasTime) != 0 }
-
-// fill overwrites e; an empty _SYSTEMD_UNIT counts as absent.
-func (f *record) fill(e *Entry) {
-	*e = Entry{Time: f.time, Host: f.host, Unit: f.unit, Message: f.msg, Cursor: f.cursor}
-	if len(f.unit) == 0 {
-		e.Unit = f.ident
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 )
 
 // Journal is a source of entries as the live loop reads it. Lifecycle: one goroutine (the
@@ -21,7 +22,7 @@ type Journal interface {
 // copies its counters to the metrics once a second (the demo's replay has none).
 type CountingJournal interface {
 	Journal
-	Stats() ingest.JournalStats
+	Stats() journal.Stats
 }
 
 // CursorSink persists how far the pipeline got. Mark is called after an entry's effects are in

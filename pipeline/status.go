@@ -35,7 +35,7 @@ type Status struct {
 	HasJournal bool
 }
 
-// JournalCounts are the journal reader's counters (ingest.JournalStats) that tell an operator
+// JournalCounts are the journal reader's counters (journal.Stats) that tell an operator
 // why data is missing or was read twice; the live loop copies them in once a second.
 type JournalCounts struct {
 	Reopens       int64 // recoveries after a read error or a journalctl exit

@@ -10,6 +10,7 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/report"
@@ -98,12 +99,12 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 // journal reads a journal directory from its first entry to its last, through the same
 // journal reader as the daemon (without following).
 func (a *analysis) journal() error {
-	backend, err := ingest.ParseBackend(a.cfg.backend)
+	backend, err := journal.ParseBackend(a.cfg.backend)
 	if err != nil {
 		return fmt.Errorf("--journal-backend: %v: %w", err, errUsage)
 	}
-	src, err := ingest.OpenJournal(ingest.JournalOptions{Dir: a.cfg.journalDir, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Since: time.Unix(1, 0), NoFollow: true, Backend: backend})
+	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Units: a.cfg.units,
+		Identifiers: a.cfg.identifiers, Start: journal.Head(), NoFollow: true, Backend: backend})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -125,7 +125,7 @@ func TestDemoAndVersion(t *testing.T) {
 func TestAnalyzeJournalBackends(t *testing.T) {
 	dir := demoJournal(t)
 	backends := []string{"native", "journalctl"}
-	if ingest.SDJournalAvailable() == nil {
+	if journal.SDJournalAvailable() == nil {
 		backends = append(backends, "sdjournal")
 	}
 	for _, match := range [][]string{{"--unit", "sglang.service"}, nil} {

@@ -15,7 +15,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -44,14 +45,14 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	loc, _ := time.LoadLocation(cfg.Timezone) // validated
 	since, _ := config.ParseWhen(cfg.Journal.Since, loc)
-	backend, err := ingest.ParseBackend(cfg.Journal.Backend)
+	backend, err := journal.ParseBackend(cfg.Journal.Backend)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state dir %s: %w", cfg.StateDir, err)
 	}
-	store := ingest.NewCursorStore(cfg.StateDir)
+	store := journal.NewCursorStore(cfg.StateDir)
 	cursor, err := store.Load()
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot read the saved cursor; starting at the tail")
@@ -69,10 +70,11 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a C thread).
-		src, err := ingest.OpenJournal(ingest.JournalOptions{
+		src, err := journal.Open(journal.Options{
 			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
-			Since: since, Cursor: cursor, Backend: backend, TrimAfter: trimAfter(cfg.Journal.TrimMiB),
-			Warn: func(msg string) { log.Warn().Msg(msg) },
+			Start: journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
+			SDJournal: sdjournal.Options{TrimAfter: trimAfter(cfg.Journal.TrimMiB)},
+			Warn:      func(msg string) { log.Warn().Msg(msg) },
 		})
 		if err != nil {
 			return err
@@ -135,7 +137,7 @@ func daemonProcs() {
 	}
 }
 
-// trimAfter turns journal.trim_mib (0: never) into ingest's TrimAfter, where 0 would mean the
+// trimAfter turns journal.trim_mib (0: never) into sdjournal's TrimAfter, where 0 would mean the
 // default and never is negative.
 func trimAfter(mib int) int64 {
 	if mib == 0 {

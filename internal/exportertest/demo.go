@@ -11,6 +11,7 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
@@ -67,8 +68,8 @@ func Replay(p *pipeline.Pipeline, samples []parse.Sample, res []parse.Result) {
 // that lost and re-read entries.
 type demoJournal struct{ pipeline.Journal }
 
-func (demoJournal) Stats() ingest.JournalStats {
-	return ingest.JournalStats{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
+func (demoJournal) Stats() journal.Stats {
+	return journal.Stats{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
 }
 
 // DemoSource is a live pipeline.State that followed the demo data (as `journalctl -o export`

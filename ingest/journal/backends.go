@@ -1,0 +1,52 @@
+package journal
+
+import (
+	"fmt"
+
+	"github.com/specwatch/specwatch/ingest/journal/journalctl"
+	"github.com/specwatch/specwatch/ingest/journal/native"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
+)
+
+// Backend selects how a Source reads the journal.
+type Backend int
+
+const (
+	// Auto uses Native, unless a journal file uses a compression it does not decode (XZ or
+	// LZ4, from systemd before 246 or built so); then SDJournal when the binary was built
+	// with cgo and libsystemd.so.0 loads, and Journalctl otherwise.
+	Auto Backend = iota
+	// SDJournal reads the journal files in process through libsystemd (package sdjournal;
+	// needs cgo).
+	SDJournal
+	// Journalctl runs `journalctl -o export --follow` and parses its output (package
+	// journalctl).
+	Journalctl
+	// Native reads the journal files itself (package native): no libsystemd, no mapped pages
+	// in the RSS, no extra thread.
+	Native
+)
+
+func (b Backend) String() string {
+	switch b {
+	case Auto:
+		return "auto"
+	case SDJournal:
+		return sdjournal.Name
+	case Journalctl:
+		return journalctl.Name
+	case Native:
+		return native.Name
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// ParseBackend reads a Backend from its String form, for flags and configuration files.
+func ParseBackend(s string) (Backend, error) {
+	for _, b := range []Backend{Auto, SDJournal, Journalctl, Native} {
+		if s == b.String() {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("ingest: unknown journal backend %q (want auto, sdjournal, journalctl or native)", s)
+}

@@ -1,0 +1,176 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// CursorFile is the file name a CursorStore keeps its cursor in, inside its directory.
+const CursorFile = "journal.cursor"
+
+// DefaultFlushInterval is how often FlushDue writes a new mark: at most one write and two
+// fsyncs per second whatever the log rate, and at most a second of entries re-read (never
+// lost) after a crash.
+const DefaultFlushInterval = time.Second
+
+// CursorStore persists the journal cursor of the last entry whose effects are in the model,
+// so that a restart resumes right after it.
+//
+// Protocol: the pipeline applies an entry, then calls Mark with its cursor (cheap: a copy),
+// and calls FlushDue from its housekeeping and Flush at shutdown. A crash loses only marks
+// not yet flushed, whose entries are then read again; since marks follow applies, nothing
+// applied is skipped. A failed write (read-only or full disk) is returned and retried at the
+// next flush with the newest mark; marks are never dropped.
+//
+// Safe for concurrent use. One store per directory: two daemons sharing one state directory
+// would overwrite each other's cursor.
+type CursorStore struct {
+	dir, path string
+	// Interval is FlushDue's minimum spacing between writes; NewCursorStore sets
+	// DefaultFlushInterval.
+	Interval time.Duration
+
+	mu      sync.Mutex
+	mark    []byte // newest cursor marked
+	saved   []byte // newest cursor on disk
+	lastTry time.Time
+	failed  error // the last flush's error, nil after a success
+}
+
+// NewCursorStore keeps the cursor in dir/journal.cursor. The directory must exist.
+func NewCursorStore(dir string) *CursorStore {
+	return &CursorStore{dir: dir, path: filepath.Join(dir, CursorFile), Interval: DefaultFlushInterval}
+}
+
+// Path is the cursor file.
+func (s *CursorStore) Path() string { return s.path }
+
+// Load returns the saved cursor; a missing file means no cursor yet ("", nil).
+func (s *CursorStore) Load() (string, error) {
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("ingest: loading cursor: %w", err)
+	}
+	c := bytes.TrimSpace(b)
+	s.mu.Lock()
+	s.saved = append(s.saved[:0], c...)
+	s.mu.Unlock()
+	return string(c), nil
+}
+
+// Save writes cursor durably now: a temporary file in the same directory, fsync, rename over
+// the cursor file, fsync of the directory. After a crash the file holds the old or the new
+// cursor, never a mix.
+func (s *CursorStore) Save(cursor string) error {
+	if err := s.write([]byte(cursor)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.saved = append(s.saved[:0], cursor...)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *CursorStore) write(cursor []byte) (err error) {
+	f, err := os.CreateTemp(s.dir, "."+CursorFile+".*")
+	if err != nil {
+		return fmt.Errorf("ingest: saving cursor to %s: %w", s.path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			err = fmt.Errorf("ingest: saving cursor to %s: %w", s.path, err)
+		}
+	}()
+	if _, err = f.Write(append(cursor, '\n')); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), s.path); err != nil {
+		return err
+	}
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync() // makes the rename itself durable
+}
+
+// Mark records cursor as applied; it is written by the next Flush. It copies cursor.
+func (s *CursorStore) Mark(cursor []byte) {
+	s.mu.Lock()
+	s.mark = append(s.mark[:0], cursor...)
+	s.mu.Unlock()
+}
+
+// Flush writes the newest mark if it is not on disk yet. On failure the mark stays pending
+// and the error (naming the file) is returned; the next Flush tries again.
+func (s *CursorStore) Flush() error {
+	s.mu.Lock()
+	s.lastTry = time.Now()
+	if len(s.mark) == 0 || bytes.Equal(s.mark, s.saved) {
+		s.mu.Unlock()
+		return nil
+	}
+	c := bytes.Clone(s.mark)
+	s.mu.Unlock()
+
+	err := s.write(c) // outside the lock: Mark never waits for an fsync
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = err
+	if err == nil {
+		s.saved = append(s.saved[:0], c...)
+	}
+	return err
+}
+
+// FlushDue flushes when Interval has passed since the last flush attempt (successful or
+// not); otherwise it does nothing and returns nil.
+func (s *CursorStore) FlushDue(now time.Time) error {
+	s.mu.Lock()
+	due := now.Sub(s.lastTry) >= s.Interval
+	s.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return s.Flush()
+}
+
+// Pending reports whether a mark is not on disk yet.
+func (s *CursorStore) Pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.mark) > 0 && !bytes.Equal(s.mark, s.saved)
+}
+
+// Saved returns the newest cursor known to be on disk ("" if none).
+func (s *CursorStore) Saved() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.saved)
+}
+
+// Err returns the last flush's error, nil once a flush succeeded: for a health check.
+func (s *CursorStore) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}

@@ -1,0 +1,178 @@
+package journal
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestCursorStoreRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s := NewCursorStore(dir)
+	if c, err := s.Load(); c != "" || err != nil {
+		t.Fatalf("Load of a missing file = %q, %v; want \"\", nil", c, err)
+	}
+	if err := s.Save("s=1;i=2"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := NewCursorStore(dir).Load(); c != "s=1;i=2" || err != nil {
+		t.Fatalf("Load = %q, %v", c, err)
+	}
+	s.Mark([]byte("s=1;i=3"))
+	if !s.Pending() {
+		t.Fatal("a new mark is not pending")
+	}
+	if err := s.FlushDue(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := NewCursorStore(dir).Load(); c != "s=1;i=3" || s.Pending() || s.Saved() != c {
+		t.Fatalf("after flush: file %q, pending %v, saved %q", c, s.Pending(), s.Saved())
+	}
+	// FlushDue writes at most once per Interval; Flush always.
+	s.Mark([]byte("s=1;i=4"))
+	if err := s.FlushDue(time.Now()); err != nil || !s.Pending() {
+		t.Fatalf("FlushDue right after a flush wrote (err %v, pending %v)", err, s.Pending())
+	}
+	if err := s.FlushDue(time.Now().Add(s.Interval)); err != nil || s.Pending() {
+		t.Fatalf("FlushDue after Interval did not write (err %v)", err)
+	}
+	if err := s.Flush(); err != nil { // nothing new: no write
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != CursorFile {
+		t.Fatalf("directory holds %v; temporary files left behind?", ents)
+	}
+	if err := NewCursorStore(filepath.Join(dir, "missing")).Save("x"); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Save into a missing directory: %v (want an error naming it)", err)
+	}
+}
+
+// TestCursorStoreMarkAllocs: the pipeline marks every entry; that must not allocate.
+func TestCursorStoreMarkAllocs(t *testing.T) {
+	s := NewCursorStore(t.TempDir())
+	c := []byte("s=0b3c6f0f4a6f4d6c9c2b5d8e1f2a3b4c;i=1a;b=0b3c6f0f4a6f4d6c9c2b5d8e1f2a3b4c;m=5f5e100;t=660b1780f2400;x=1")
+	s.Mark(c)
+	if n := testing.AllocsPerRun(1000, func() { s.Mark(c) }); n != 0 {
+		t.Fatalf("Mark allocates %v times", n)
+	}
+}
+
+// inTmpfs runs f in a private mount namespace (on one locked OS thread) where dir is a fresh
+// tmpfs with the given mount options, so the test sees real EROFS and ENOSPC without changing
+// the host's mounts: the namespace dies with the thread. remount changes the options.
+// Needs root; skips otherwise.
+func inTmpfs(t *testing.T, opts string, f func(dir string, remount func(opts string))) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a private tmpfs")
+	}
+	dir := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread and its namespace end with us
+		if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+			done <- err
+			return
+		}
+		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			done <- err
+			return
+		}
+		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, opts); err != nil {
+			done <- err
+			return
+		}
+		f(dir, func(o string) {
+			if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|flagsOf(o), o); err != nil {
+				t.Errorf("remount %s: %v", o, err)
+			}
+		})
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Skipf("cannot mount a private tmpfs here: %v", err)
+	}
+}
+
+func flagsOf(o string) uintptr {
+	if strings.Contains(","+o+",", ",ro,") {
+		return syscall.MS_RDONLY
+	}
+	return 0
+}
+
+// TestCursorStoreReadOnly: a flush to a read-only filesystem fails with an error naming the
+// file, keeps the mark, and succeeds once the filesystem is writable again.
+func TestCursorStoreReadOnly(t *testing.T) {
+	inTmpfs(t, "size=1m", func(dir string, remount func(string)) {
+		s := NewCursorStore(dir)
+		if err := s.Save("c1"); err != nil {
+			t.Error(err)
+			return
+		}
+		remount("ro")
+		s.Mark([]byte("c2"))
+		err := s.Flush()
+		if !errors.Is(err, syscall.EROFS) || !strings.Contains(err.Error(), s.Path()) {
+			t.Errorf("flush to a read-only fs: %v; want EROFS naming %s", err, s.Path())
+		}
+		s.Mark([]byte("c3")) // marks keep coming while the disk is unwritable
+		if err := s.Flush(); err == nil || !s.Pending() || s.Err() == nil {
+			t.Errorf("second flush: %v, pending %v", err, s.Pending())
+		}
+		if c, _ := NewCursorStore(dir).Load(); c != "c1" {
+			t.Errorf("file changed to %q on a read-only fs", c)
+		}
+		remount("rw")
+		if err := s.Flush(); err != nil || s.Pending() || s.Err() != nil {
+			t.Errorf("flush after remount rw: %v", err)
+		}
+		if c, _ := NewCursorStore(dir).Load(); c != "c3" {
+			t.Errorf("after recovery the file holds %q, want the latest mark c3", c)
+		}
+	})
+}
+
+// TestCursorStoreDiskFull: same with a full disk (a 16 KiB tmpfs filled up), and no temporary
+// file is left behind by the failed attempts.
+func TestCursorStoreDiskFull(t *testing.T) {
+	inTmpfs(t, "size=16k", func(dir string, _ func(string)) {
+		s := NewCursorStore(dir)
+		if err := s.Save("c1"); err != nil {
+			t.Error(err)
+			return
+		}
+		filler := filepath.Join(dir, "filler")
+		f, _ := os.Create(filler)
+		for {
+			if _, err := f.Write(make([]byte, 4096)); err != nil {
+				break
+			}
+		}
+		f.Close()
+		s.Mark([]byte("c2-" + strings.Repeat("x", 100)))
+		if err := s.Flush(); !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("flush to a full disk: %v, want ENOSPC", err)
+		}
+		if c, _ := NewCursorStore(dir).Load(); c != "c1" {
+			t.Errorf("file holds %q after a failed flush, want c1 intact", c)
+		}
+		os.Remove(filler)
+		if err := s.Flush(); err != nil {
+			t.Errorf("flush after freeing space: %v", err)
+		}
+		if c, _ := NewCursorStore(dir).Load(); !strings.HasPrefix(c, "c2-") {
+			t.Errorf("file holds %q, want the mark c2-…", c)
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 {
+			t.Errorf("temporary files left: %v", ents)
+		}
+	})
+}

@@ -1,0 +1,263 @@
+//go:build cgo && linux
+
+package sdjournal
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
+	"github.com/specwatch/specwatch/ingest/journal/journalctl"
+	"github.com/specwatch/specwatch/internal/testjournal"
+)
+
+// TestSDJournalFastPath: the C read path and the journalctl backend read the testdata journal
+// as the export reader reads its export text: binary and 5 KB messages, repeated fields,
+// entries without a unit.
+func TestSDJournalFastPath(t *testing.T) {
+	// ingest's fixture: the journal export text its Reader is tested on (made with the others)
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "journal.export"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := journaltest.ReadAll(t, data)
+	dir := t.TempDir()
+	testjournal.BuildFileFromExport(t, dir, bytes.NewReader(data))
+
+	read := func(t *testing.T, b string) []journaltest.Owned {
+		src := openJ(t, b, backend.Options{Dir: dir, Head: true})
+		var out []journaltest.Owned
+		var e ingest.Entry
+		for {
+			ok, err := src.Next(&e, 300*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				return out
+			}
+			o := journaltest.Own(&e)
+			if o.Cursor == "" {
+				t.Fatalf("entry without cursor: %v", o)
+			}
+			o.Cursor = "" // journal-remote assigned new cursors
+			out = append(out, o)
+		}
+	}
+	for i := range want {
+		want[i].Cursor = ""
+	}
+	for _, c := range []struct {
+		name string
+		b    string
+	}{{"sdjournal", Name}, {"journalctl", journalctl.Name}} {
+		t.Run(c.name, func(t *testing.T) {
+			got := read(t, c.b)
+			if len(got) != len(want) {
+				t.Fatalf("%d entries, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("entry %d:\n got %v\nwant %v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestSDJournalLargeMessage: a message above libsystemd's default 64 KiB data threshold
+// arrives whole (SetDataThreshold(0)), and the read buffer grows for it.
+func TestSDJournalLargeMessage(t *testing.T) {
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Identifiers: []string{"big"}})
+	big := bytes.Repeat([]byte("0123456789abcdef"), 300<<10/16) // 300 KiB
+	j.Write("", "big", big)
+	j.Write("", "big", []byte("small after"))
+	got := journaltest.ReadN(t, src, 2, 10*time.Second)
+	if got[0].Message != string(big) || got[1].Message != "small after" {
+		t.Fatalf("message of %d bytes, want %d; then %q", len(got[0].Message), len(big), got[1].Message)
+	}
+}
+
+// TestSDJournalOtherGoroutine: the handle lives on its own C thread, so a source may be handed
+// from goroutine to goroutine (one at a time), and that thread is not the caller's.
+func TestSDJournalOtherGoroutine(t *testing.T) {
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Identifiers: []string{"x"}})
+	j.Write("", "x", []byte("line 0"))
+	j.Write("", "x", []byte("line 1"))
+	first := journaltest.ReadN(t, src, 1, 10*time.Second)
+	owner := src.(*Source).own.tid()
+	if owner == 0 || owner == syscall.Gettid() {
+		t.Fatalf("owner thread %d, caller's %d", owner, syscall.Gettid())
+	}
+	done := make(chan []journaltest.Owned)
+	go func() { done <- journaltest.ReadN(t, src, 1, 10*time.Second) }()
+	if second := <-done; first[0].Message != "line 0" || second[0].Message != "line 1" {
+		t.Fatalf("read %q then %q", first[0].Message, second[0].Message)
+	}
+}
+
+// TestSDJournalLocalOpens: the local system journal opens (empty here, without a system
+// journald) and follows without error.
+func TestSDJournalLocalOpens(t *testing.T) {
+	if _, err := os.Stat("/etc/machine-id"); err != nil {
+		t.Skip("no machine id")
+	}
+	src := openJ(t, Name, backend.Options{Units: []string{"specwatch-test-none.service"}})
+	journaltest.ExpectQuiet(t, src, 50*time.Millisecond)
+}
+
+// faulty makes an sdjournal source fail as told: at the reads numbered in next (sd_journal_next
+// failing) and fields (the entry's fields failing), counting reads from 1.
+func faulty(t *testing.T, src journaltest.Source, next, fields map[int]bool) {
+	s, ok := src.(*Source)
+	if !ok {
+		t.Skip("fault injection needs the sdjournal backend")
+	}
+	reads := 0
+	s.fault = func(advanced bool) error {
+		if !advanced {
+			reads++
+			if next[reads] {
+				return fmt.Errorf("moving to the next entry: %w", syscall.EBADMSG)
+			}
+			return nil
+		}
+		if fields[reads] {
+			return fmt.Errorf("%w: %w", errFieldRead, syscall.EIO)
+		}
+		return nil
+	}
+}
+
+// TestSDJournalReopenOnErrors: read errors close the handle and reopen it at the last
+// cursor; an entry whose fields fail again after the reopen is skipped and counted, not
+// retried forever.
+func TestSDJournalReopenOnErrors(t *testing.T) {
+	j := journaltest.StartJournald(t)
+	for i := range 20 {
+		j.Write("a.service", "a", journaltest.Numbered("a", i))
+	}
+	j.Sync()
+	var warned []string
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"a.service"},
+		Warn: func(m string) { warned = append(warned, m) }, Head: true})
+	// Reads are numbered from 1; a reopen costs one read (the saved entry, skipped). Read 5
+	// (line 4) fails to move; read 9 (line 6) fails in its fields once, and read 11 gets it
+	// after the reopen; reads 14 and 16 both fail at line 9: it is skipped and counted.
+	faulty(t, src, map[int]bool{5: true}, map[int]bool{9: true, 14: true, 16: true})
+	got := journaltest.ReadN(t, src, 19, 20*time.Second)
+	journaltest.ExpectQuiet(t, src, 100*time.Millisecond)
+	for i, o := range got {
+		want := i
+		if i >= 9 {
+			want = i + 1
+		}
+		if journaltest.SeqOf(t, o.Message) != want {
+			t.Fatalf("entry %d is %q, want line %d", i, o.Message, want)
+		}
+	}
+	if st := src.Stats(); st.Reopens != 3 || st.Unreadable != 1 || st.Duplicates != 0 || st.CursorMissing != 0 {
+		t.Fatalf("stats %+v; warnings %q", st, warned)
+	}
+}
+
+// TestSDJournalZeroWaitSeesRotation: a caller that only ever calls Next(e, 0) still follows
+// the journal across rotations (inotify events are processed by a zero-timeout wait).
+func TestSDJournalZeroWaitSeesRotation(t *testing.T) {
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"a.service"}})
+	var e ingest.Entry
+	got := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for i := range 6 {
+		j.Write("a.service", "a", journaltest.Numbered("a", i))
+		j.Rotate()
+		for got <= i {
+			if time.Now().After(deadline) {
+				t.Fatalf("line %d never arrived with zero waits; stats %+v", i, src.Stats())
+			}
+			ok, err := src.Next(&e, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				if journaltest.SeqOf(t, string(e.Message)) != got {
+					t.Fatalf("got %q, want line %d", e.Message, got)
+				}
+				got++
+			} else {
+				time.Sleep(time.Millisecond) // the test plays a caller that polls
+			}
+		}
+	}
+}
+
+// journalRSS is the resident memory of journal files mapped into this process (smaps).
+func journalRSS(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	journal := false
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 6 && strings.Contains(f[0], "-"):
+			journal = strings.HasSuffix(f[5], ".journal") || strings.HasSuffix(f[5], ".journal~")
+		case journal && len(f) == 3 && f[0] == "Rss:":
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			total += kb << 10
+		}
+	}
+	return total
+}
+
+// TestSDJournalTrim: following with the journal's pages dropped from the RSS before every
+// wait (sw_trim), or when they grew by TrimAfter (the daemon's way, behind the fault count),
+// every entry still arrives once and in order, and what stays mapped after reading 6 MB of
+// journal is a fraction of what stays mapped without trims.
+func TestSDJournalTrim(t *testing.T) {
+	j := journaltest.StartJournald(t)
+	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"a.service"}})
+	own := src.(*Source).own
+	pad := bytes.Repeat([]byte("p"), 300)
+	var got []journaltest.Owned
+	follow := func(trimAfter int64, from, to int) int64 {
+		own.setTrimAfter(trimAfter)
+		for i := from; i < to; i += 2000 {
+			for k := i; k < i+2000; k++ {
+				j.Write("a.service", "a", append(append([]byte{}, pad...), journaltest.Numbered(" line", k)...))
+			}
+			got = append(got, journaltest.ReadN(t, src, 2000, 30*time.Second)...)
+		}
+		journaltest.ExpectQuiet(t, src, 100*time.Millisecond) // waits: with trimAfter -1, each trims
+		return journalRSS(t)
+	}
+	if got := int64(own.req.trim_after); got != DefaultTrimAfter {
+		t.Fatalf("TrimAfter 0 resolved to %d bytes, want DefaultTrimAfter", got)
+	}
+	never := follow(0, 0, 16000)
+	always := follow(-1, 16000, 32000)
+	due := follow(256<<10, 32000, 48000)
+	journaltest.CheckSequence(t, got, 48000)
+	t.Logf("journal files resident: %d KiB without trims, %d KiB trimming before every wait, %d KiB trimming every 256 KiB", never>>10, always>>10, due>>10)
+	if always > never/2 || due > never/2 {
+		t.Fatalf("%d and %d KiB of journal files resident with trims, %d KiB without", always>>10, due>>10, never>>10)
+	}
+	if off := (Options{TrimAfter: -1}).trimAfter(); off != 0 {
+		t.Fatalf("TrimAfter -1 resolved to %d, want 0 (never)", off)
+	}
+}
