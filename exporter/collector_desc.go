@@ -4,11 +4,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// seriesLabels are DESIGN.md's labels of every per-series metric, in this order.
+// seriesLabels are docs/metrics.md's labels of every per-series metric, in this order.
 var seriesLabels = []string{"host", "unit", "engine", "rank"}
 
 // descs are the descriptors of everything the collector emits. Names, labels and types are
-// public interface (DESIGN.md "Metrics"): dashboards and alert rules use them.
+// public interface (docs/metrics.md): dashboards and alert rules use them.
 type descs struct {
 	commit, acceptRate, depth, context, running, step, tps *prometheus.Desc
 	fitA, fitB, predTPS, forecast, attribution             *prometheus.Desc

@@ -2,7 +2,7 @@ package model
 
 import "time"
 
-// AnomalyKind is the fixed vocabulary of DESIGN.md; the strings are public (metric labels,
+// AnomalyKind is the fixed vocabulary of docs/report.md; the strings are public (metric labels,
 // alert rules, report JSON).
 type AnomalyKind uint8
 

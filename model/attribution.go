@@ -13,7 +13,7 @@ type AttributionWindow struct {
 }
 
 // Attribution is the exact log decomposition of a throughput change between
-// two windows (DESIGN.md, "The model"):
+// two windows (docs/report.md, "Attribution"):
 //
 //	Total    = ln(T2/T1)                      measured total tok/s
 //	Batch    = ln(r2/r1)                      running requests
@@ -25,7 +25,7 @@ type AttributionWindow struct {
 //
 // with s = c·r/T the step the throughput implies. Negative terms are losses.
 //
-// Why a separate batch term: T = c·r/s, and DESIGN.md explains a change by
+// Why a separate batch term: T = c·r/s, and the report explains a change by
 // three factors, acceptance | context | residual, none of which is the
 // number of running requests. Folding ln(r2/r1) into the residual would
 // call a quieter hour "slower than the model explains" and flip the verdict

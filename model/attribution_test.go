@@ -7,7 +7,7 @@ import (
 
 func within(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// DESIGN.md's example: (13 tokens, 34 ms, commit 7.5) → (5,553 tokens,
+// The brief's example: (13 tokens, 34 ms, commit 7.5) → (5,553 tokens,
 // 144 ms, commit 2.9) with a step model through both points.
 func attributionDesignExample() (base, cur AttributionWindow, a, b float64) {
 	base = AttributionWindow{Commit: 7.5, Context: 13, Step: 0.034}

@@ -3,7 +3,7 @@ package model
 import "time"
 
 // Report is the diagnosis of every series: the JSON of `specwatch analyze --format json` and of
-// /api/v1/report. Field names are public interface (DESIGN.md): dashboards and scripts read them.
+// /api/v1/report. Field names are public interface (docs/report.md): dashboards and scripts read them.
 type Report struct {
 	Input  InputCounts    `json:"input"`
 	Series []SeriesReport `json:"series"`

@@ -38,7 +38,7 @@ type forecastRow struct{ Context, StepMS, TPS string }
 
 type attrRow struct{ Name, Baseline, Current, Change string }
 
-// verdicts are the values DESIGN.md defines; anything else is shown as given, but styled
+// verdicts are the values docs/report.md defines; anything else is shown as given, but styled
 // neutrally (the class never comes from input).
 var verdicts = map[string]bool{"healthy": true, "expected": true, "degraded": true, "anomalous": true}
 

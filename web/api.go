@@ -15,7 +15,7 @@ import (
 const maxSeriesFilters = 16
 
 // serveReport serves GET /api/v1/report: model.Report as JSON, the schema of
-// `specwatch analyze --format json` (DESIGN.md), optionally restricted by ?series= filters.
+// `specwatch analyze --format json` (docs/report.md), optionally restricted by ?series= filters.
 //
 // Filter syntax (the value of each series parameter):
 //   - TEXT without "=": series whose host, unit, engine or rank contains TEXT (case-sensitive);

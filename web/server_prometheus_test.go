@@ -73,7 +73,7 @@ func promQuery(base, q string) ([]testproc.PromResult, error) {
 }
 
 // TestPrometheusScrapes: a real Prometheus scrapes the server, fed by a model.Set built from
-// the simulated demo, and its query API returns every metric of DESIGN.md with DESIGN.md's
+// the simulated demo, and its query API returns every metric of docs/metrics.md with its
 // label names; the step histogram arrives as a native histogram.
 func TestPrometheusScrapes(t *testing.T) {
 	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })

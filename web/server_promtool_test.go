@@ -11,10 +11,10 @@ import (
 	"github.com/specwatch/specwatch/internal/testproc"
 )
 
-// per is DESIGN.md's label set of per-series metrics.
+// per is docs/metrics.md's label set of per-series metrics.
 var per = []string{"engine", "host", "rank", "unit"}
 
-// designMetrics are DESIGN.md's metrics (plus the ones this package adds) with the label
+// designMetrics are docs/metrics.md's metrics (plus the ones this package adds) with the label
 // names each must carry, sorted; the histogram is listed by its family name.
 var designMetrics = map[string][]string{
 	"specwatch_commit_length":                        per,

@@ -7,7 +7,7 @@ import (
 
 // EWMA is an exponentially weighted mean and variance whose memory is a
 // half-life in time, for the short and long commit-length averages of
-// DESIGN.md (the long one is the acceptance baseline).
+// the model (the long one is the acceptance baseline).
 //
 // Why time and not samples: engines log irregularly (every N decode steps,
 // faster when the batch is small, not at all while idle), so a per-sample

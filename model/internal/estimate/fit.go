@@ -2,7 +2,7 @@ package estimate
 
 import "math"
 
-// Defaults for RLSOptions. They are tuned for the step model of DESIGN.md:
+// Defaults for RLSOptions. They are tuned for the step model step = a + b·context (docs/architecture.md):
 // x is the batch's context in tokens (0..200k), y the decode step in
 // seconds (0.02..2), one sample every ~2 s.
 const (

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Ground truth of the step model in the tests: DESIGN.md's example, a fit
+// Ground truth of the step model in the tests: the canonical example (34 ms at 13 tokens, 144 ms at 5.5k), a fit
 // through (13 tokens, 34 ms) and (5,553 tokens, 144 ms).
 const (
 	gtA = 0.0337  // s
