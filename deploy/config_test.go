@@ -19,11 +19,11 @@ import (
 	"github.com/specwatch/specwatch/model"
 )
 
-// configKeys parses cmd/specwatch/config.go and returns every dotted YAML key of Config
+// configKeys parses config/config.go and returns every dotted YAML key of Config
 // ("journal.units", "model.window", …), following nested struct types declared in that file.
 func configKeys(t *testing.T) []string {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "cmd", "specwatch", "config.go")
+	path := filepath.Join(repoRoot(t), "config", "config.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 			continue
 		}
 		if _, ok := lookup(cfg, k); !ok {
-			t.Errorf("deploy/specwatch.yaml lacks the key %s (cmd/specwatch/config.go)", k)
+			t.Errorf("deploy/specwatch.yaml lacks the key %s (config/config.go)", k)
 		}
 	}
 	// The reverse: keys in the file that the struct does not have (strict decoding would fail;
@@ -145,7 +145,7 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 				key = prefix + "." + k
 			}
 			if !want[key] {
-				t.Errorf("deploy/specwatch.yaml has %s, which cmd/specwatch/config.go does not know", key)
+				t.Errorf("deploy/specwatch.yaml has %s, which config/config.go does not know", key)
 				continue
 			}
 			if sub, ok := v.(map[string]any); ok && !strings.HasSuffix(key, "labels") && key != "aliases" {
