@@ -35,7 +35,7 @@ func TestDebianPackage(t *testing.T) {
 		t.Skipf("SKIP: a specwatch package is installed already (%s); not replacing it", r.Stdout)
 	}
 
-	// Build, with the same go build flags (and so the same cache) as buildSpecwatch.
+	// Build, with the same go build flags (and so the same cache) as testharness.BuildSpecwatch.
 	root := testharness.RepoRoot(t)
 	dist := t.TempDir()
 	start := time.Now()

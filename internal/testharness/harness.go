@@ -107,7 +107,7 @@ func RunCmd(t testing.TB, timeout time.Duration, dir string, env []string, name 
 // specwatchBinary builds ./cmd/specwatch once per test run (the same flags as
 // scripts/package.sh, so the package test's build reuses the cache) and returns its path.
 var specwatchBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "specwatch-deploy-bin-")
+	dir, err := os.MkdirTemp("", "specwatch-test-bin-")
 	if err != nil {
 		return "", err
 	}
