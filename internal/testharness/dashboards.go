@@ -1,3 +1,5 @@
+//go:build linux
+
 package testharness
 
 // The shipped Grafana dashboards as the tests read them, and their queries with Grafana's

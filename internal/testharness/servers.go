@@ -1,3 +1,5 @@
+//go:build linux
+
 package testharness
 
 // Test helpers that run a real Prometheus and Alertmanager (Debian's prometheus and
