@@ -1,11 +1,11 @@
 //go:build linux
 
-// Package testharness holds what the tests of deploy/ and test/ share: the repository's paths, tools
-// found or skipped, commands with a timeout, the specwatch binary built once per test binary,
-// Prometheus, Alertmanager and VictoriaMetrics on loopback, a supervised `specwatch run`, and
-// the shipped dashboards' queries. Every function takes the test's testing.TB and registers
-// its own cleanup; nothing here needs resetting between tests. Linux only, like the tests
-// (process groups with a parent-death signal, /proc).
+// Package testharness holds what the tests of deploy/ and test/ share: the repository's
+// paths, tools found or skipped, commands with a timeout, the specwatch binary built once per
+// test binary, Prometheus, Alertmanager and VictoriaMetrics on loopback, a supervised
+// `specwatch run`, and the shipped dashboards' queries. Every function takes the test's
+// testing.TB and registers its own cleanup; nothing here needs resetting between tests. Linux
+// only, like the tests (process groups with a parent-death signal, /proc).
 package testharness
 
 import (
