@@ -16,14 +16,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/model"
 )
 
-// configKeys parses cmd/specwatch/config.go and returns every dotted YAML key of Config
+// configKeys parses config/config.go and returns every dotted YAML key of Config
 // ("journal.units", "model.window", …), following nested struct types declared in that file.
 func configKeys(t *testing.T) []string {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "cmd", "specwatch", "config.go")
+	path := filepath.Join(testharness.RepoRoot(t), "config", "config.go")
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func configKeys(t *testing.T) []string {
 // exampleConfig is deploy/specwatch.yaml decoded into generic maps.
 func exampleConfig(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(deployPath(t, "specwatch.yaml"))
+	b, err := os.ReadFile(testharness.DeployPath(t, "specwatch.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 	t.Parallel()
 	keys := configKeys(t)
 	cfg := exampleConfig(t)
-	text, _ := os.ReadFile(deployPath(t, "specwatch.yaml"))
+	text, _ := os.ReadFile(testharness.DeployPath(t, "specwatch.yaml"))
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
@@ -132,7 +133,7 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 			continue
 		}
 		if _, ok := lookup(cfg, k); !ok {
-			t.Errorf("deploy/specwatch.yaml lacks the key %s (cmd/specwatch/config.go)", k)
+			t.Errorf("deploy/specwatch.yaml lacks the key %s (config/config.go)", k)
 		}
 	}
 	// The reverse: keys in the file that the struct does not have (strict decoding would fail;
@@ -145,7 +146,7 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 				key = prefix + "." + k
 			}
 			if !want[key] {
-				t.Errorf("deploy/specwatch.yaml has %s, which cmd/specwatch/config.go does not know", key)
+				t.Errorf("deploy/specwatch.yaml has %s, which config/config.go does not know", key)
 				continue
 			}
 			if sub, ok := v.(map[string]any); ok && !strings.HasSuffix(key, "labels") && key != "aliases" {
@@ -216,11 +217,11 @@ func TestExampleConfigChecks(t *testing.T) {
 		t.Skip("builds specwatch")
 	}
 	t.Parallel()
-	bin := buildSpecwatch(t)
-	path := deployPath(t, "specwatch.yaml")
-	r := runCmd(t, time.Minute, "", nil, bin, "check-config", path)
-	if r.err != nil || r.code != 0 || !strings.Contains(r.stdout, "OK") {
-		t.Fatalf("specwatch check-config %s: exit %d %v\n%s", path, r.code, r.err, r.output())
+	bin := testharness.BuildSpecwatch(t)
+	path := testharness.DeployPath(t, "specwatch.yaml")
+	r := testharness.RunCmd(t, time.Minute, "", nil, bin, "check-config", path)
+	if r.Err != nil || r.Code != 0 || !strings.Contains(r.Stdout, "OK") {
+		t.Fatalf("specwatch check-config %s: exit %d %v\n%s", path, r.Code, r.Err, r.Output())
 	}
 	// The commented rules example loads too, uncommented.
 	b, _ := os.ReadFile(path)
@@ -230,17 +231,17 @@ func TestExampleConfigChecks(t *testing.T) {
 	}
 	ex := filepath.Join(t.TempDir(), "rules.yaml")
 	os.WriteFile(ex, []byte(example), 0o644)
-	r = runCmd(t, time.Minute, "", nil, bin, "check-config", ex)
-	if r.err != nil || r.code != 0 {
-		t.Errorf("the commented rules example does not load: exit %d\n%s\n%s", r.code, example, r.output())
+	r = testharness.RunCmd(t, time.Minute, "", nil, bin, "check-config", ex)
+	if r.Err != nil || r.Code != 0 {
+		t.Errorf("the commented rules example does not load: exit %d\n%s\n%s", r.Code, example, r.Output())
 	}
 
 	// Strict decoding is what makes the key check above meaningful: a misspelt key fails.
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte(strings.Replace(string(b), "  stuck_samples:", "  stuck_sample:", 1)), 0o644)
-	r = runCmd(t, time.Minute, "", nil, bin, "check-config", bad)
-	if r.code == 0 || !strings.Contains(r.output(), "stuck_sample") {
-		t.Errorf("a misspelt key passed check-config: exit %d\n%s", r.code, r.output())
+	r = testharness.RunCmd(t, time.Minute, "", nil, bin, "check-config", bad)
+	if r.Code == 0 || !strings.Contains(r.Output(), "stuck_sample") {
+		t.Errorf("a misspelt key passed check-config: exit %d\n%s", r.Code, r.Output())
 	}
 }
 

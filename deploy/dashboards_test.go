@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,153 +12,9 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
-
-var dashboardFiles = []string{"specwatch-fleet.json", "specwatch-series.json"}
-
-// dashQuery is one PromQL query of a dashboard: a panel target, an annotation, or a template
-// variable (label_values(sel, label) becomes count by (label) (sel)).
-type dashQuery struct {
-	where string // "specwatch-fleet.json panel 12 "Commit length" A"
-	raw   string // as written, with Grafana variables
-	expr  string // variables substituted: valid PromQL
-	// mayBeEmpty: no data is a legitimate answer (no alert firing, no anomaly open, a field
-	// the demo engines do not log).
-	mayBeEmpty bool
-}
-
-// grafanaVars substitutes Grafana's variables with values a Prometheus accepts: the template
-// variables become the regex every value matches (they are all used as label=~"$var").
-var grafanaVars = strings.NewReplacer(
-	"$__rate_interval", "1m", "${__rate_interval}", "1m",
-	"$__interval", "15s", "${__interval}", "15s",
-	"$__range", "1h", "${__range}", "1h",
-	"${host}", ".+", "$host", ".+",
-	"${unit}", ".+", "$unit", ".+",
-	"${engine}", ".+", "$engine", ".+",
-	"${rank}", ".+", "$rank", ".+",
-)
-
-var labelValuesRE = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$`)
-
-// mayBeEmptyRE: queries that legitimately return nothing on a healthy demo: open anomalies and
-// firing alerts, accepted depth (custom builds only) and the accept rate (not every engine logs
-// it).
-var mayBeEmptyRE = regexp.MustCompile(`== 1|ALERTS|specwatch_accepted_depth|specwatch_accept_rate`)
-
-type grafanaPanel struct {
-	ID      int    `json:"id"`
-	Type    string `json:"type"`
-	Title   string `json:"title"`
-	Repeat  string `json:"repeat"`
-	GridPos struct {
-		X, Y, W, H int
-	} `json:"gridPos"`
-	Datasource *struct {
-		Type string `json:"type"`
-		UID  string `json:"uid"`
-	} `json:"datasource"`
-	Targets []struct {
-		Expr       string `json:"expr"`
-		RefID      string `json:"refId"`
-		Datasource *struct {
-			UID string `json:"uid"`
-		} `json:"datasource"`
-	} `json:"targets"`
-	Panels []grafanaPanel `json:"panels"`
-}
-
-type grafanaDashboard struct {
-	UID           string         `json:"uid"`
-	Title         string         `json:"title"`
-	SchemaVersion int            `json:"schemaVersion"`
-	Panels        []grafanaPanel `json:"panels"`
-	Templating    struct {
-		List []struct {
-			Name       string          `json:"name"`
-			Type       string          `json:"type"`
-			Query      json.RawMessage `json:"query"`
-			Multi      bool            `json:"multi"`
-			IncludeAll bool            `json:"includeAll"`
-			AllValue   string          `json:"allValue"`
-			Datasource *struct {
-				UID string `json:"uid"`
-			} `json:"datasource"`
-		} `json:"list"`
-	} `json:"templating"`
-	Annotations struct {
-		List []struct {
-			Name       string `json:"name"`
-			Expr       string `json:"expr"`
-			Datasource *struct {
-				Type string `json:"type"`
-				UID  string `json:"uid"`
-			} `json:"datasource"`
-		} `json:"list"`
-	} `json:"annotations"`
-}
-
-func loadDashboard(t testing.TB, name string) grafanaDashboard {
-	t.Helper()
-	b, err := os.ReadFile(deployPath(t, "grafana", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d grafanaDashboard
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return d
-}
-
-// allPanels flattens rows (collapsed rows keep their panels inside).
-func allPanels(ps []grafanaPanel) []grafanaPanel {
-	var out []grafanaPanel
-	for _, p := range ps {
-		out = append(out, p)
-		out = append(out, allPanels(p.Panels)...)
-	}
-	return out
-}
-
-func dashboardQueries(t testing.TB) []dashQuery {
-	t.Helper()
-	var qs []dashQuery
-	add := func(where, raw string) {
-		expr := raw
-		if m := labelValuesRE.FindStringSubmatch(strings.TrimSpace(raw)); m != nil {
-			expr = fmt.Sprintf("count by (%s) (%s)", m[2], m[1])
-		}
-		expr = grafanaVars.Replace(expr)
-		qs = append(qs, dashQuery{where: where, raw: raw, expr: expr, mayBeEmpty: mayBeEmptyRE.MatchString(raw)})
-	}
-	for _, name := range dashboardFiles {
-		d := loadDashboard(t, name)
-		for _, p := range allPanels(d.Panels) {
-			for _, tg := range p.Targets {
-				add(fmt.Sprintf("%s panel %d %q %s", name, p.ID, p.Title, tg.RefID), tg.Expr)
-			}
-		}
-		for _, a := range d.Annotations.List {
-			if a.Expr != "" {
-				add(fmt.Sprintf("%s annotation %q", name, a.Name), a.Expr)
-			}
-		}
-		for _, v := range d.Templating.List {
-			if v.Type != "query" {
-				continue
-			}
-			var q struct {
-				Query string `json:"query"`
-			}
-			if json.Unmarshal(v.Query, &q) != nil {
-				json.Unmarshal(v.Query, &q.Query)
-			}
-			add(fmt.Sprintf("%s variable %s", name, v.Name), q.Query)
-		}
-	}
-	return qs
-}
 
 // TestDashboardsStructure: the JSON is what Grafana 10/11 imports and provisions as is: a
 // current schema, the data source as a variable, the four template variables (multi-select
@@ -166,8 +23,8 @@ func dashboardQueries(t testing.TB) []dashQuery {
 func TestDashboardsStructure(t *testing.T) {
 	t.Parallel()
 	uids := map[string]bool{}
-	for _, name := range dashboardFiles {
-		d := loadDashboard(t, name)
+	for _, name := range testharness.DashboardFiles {
+		d := testharness.LoadDashboard(t, name)
 		if d.SchemaVersion < 39 {
 			t.Errorf("%s: schemaVersion %d, want ≥ 39", name, d.SchemaVersion)
 		}
@@ -206,7 +63,7 @@ func TestDashboardsStructure(t *testing.T) {
 		type rect struct{ x, y, w, h int }
 		var placed []rect
 		var placedNames []string
-		for _, p := range allPanels(d.Panels) {
+		for _, p := range testharness.AllPanels(d.Panels) {
 			if ids[p.ID] || p.ID == 0 {
 				t.Errorf("%s: panel id %d repeated or zero (%q)", name, p.ID, p.Title)
 			}
@@ -241,17 +98,17 @@ func TestDashboardsStructure(t *testing.T) {
 				}
 			}
 		}
-		for _, q := range dashboardQueries(t) {
-			for _, m := range regexp.MustCompile(`\$\{?([a-zA-Z_]+)`).FindAllStringSubmatch(q.raw, -1) {
+		for _, q := range testharness.DashboardQueries(t) {
+			for _, m := range regexp.MustCompile(`\$\{?([a-zA-Z_]+)`).FindAllStringSubmatch(q.Raw, -1) {
 				if !vars[m[1]] && !strings.HasPrefix(m[1], "__") {
-					t.Errorf("%s: undefined variable $%s", q.where, m[1])
+					t.Errorf("%s: undefined variable $%s", q.Where, m[1])
 				}
 			}
 		}
 	}
 
 	// What the brief of each dashboard promises.
-	fleet, series := loadDashboard(t, "specwatch-fleet.json"), loadDashboard(t, "specwatch-series.json")
+	fleet, series := testharness.LoadDashboard(t, "specwatch-fleet.json"), testharness.LoadDashboard(t, "specwatch-series.json")
 	repeated := false
 	for _, p := range fleet.Panels {
 		if p.Type == "row" && p.Repeat == "host" {
@@ -262,9 +119,9 @@ func TestDashboardsStructure(t *testing.T) {
 		t.Error("specwatch-fleet.json: no row repeated by $host")
 	}
 	var all strings.Builder
-	for _, q := range dashboardQueries(t) {
-		if strings.HasPrefix(q.where, "specwatch-series.json") {
-			all.WriteString(q.raw + "\n")
+	for _, q := range testharness.DashboardQueries(t) {
+		if strings.HasPrefix(q.Where, "specwatch-series.json") {
+			all.WriteString(q.Raw + "\n")
 		}
 	}
 	for _, want := range []string{"specwatch_step_seconds", "specwatch_context_tokens", "specwatch_commit_length",
@@ -287,15 +144,15 @@ func TestDashboardsStructure(t *testing.T) {
 // for VictoriaMetrics (vmalert -dryRun), offline.
 func TestDashboardQueriesParse(t *testing.T) {
 	t.Parallel()
-	promtool := needTool(t, "promtool", "prometheus")
-	qs := dashboardQueries(t)
+	promtool := testharness.NeedTool(t, "promtool", "prometheus")
+	qs := testharness.DashboardQueries(t)
 	type rule struct {
 		Record string `yaml:"record"`
 		Expr   string `yaml:"expr"`
 	}
 	var rules []rule
 	for i, q := range qs {
-		rules = append(rules, rule{Record: fmt.Sprintf("dashboard_query_%03d", i), Expr: q.expr})
+		rules = append(rules, rule{Record: fmt.Sprintf("dashboard_query_%03d", i), Expr: q.Expr})
 	}
 	b, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboards", "rules": rules}}})
 	if err != nil {
@@ -305,21 +162,21 @@ func TestDashboardQueriesParse(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := runCmd(t, time.Minute, "", nil, promtool, "check", "rules", path)
-	if r.err != nil || r.code != 0 {
+	r := testharness.RunCmd(t, time.Minute, "", nil, promtool, "check", "rules", path)
+	if r.Err != nil || r.Code != 0 {
 		// Name the queries promtool refused.
 		for i, q := range qs {
-			if strings.Contains(r.output(), fmt.Sprintf("dashboard_query_%03d", i)) || strings.Contains(r.output(), fmt.Sprintf("%d:", i+1)) {
-				t.Logf("%s: %s", q.where, q.expr)
+			if strings.Contains(r.Output(), fmt.Sprintf("dashboard_query_%03d", i)) || strings.Contains(r.Output(), fmt.Sprintf("%d:", i+1)) {
+				t.Logf("%s: %s", q.Where, q.Expr)
 			}
 		}
-		t.Fatalf("promtool check rules on the dashboard queries: exit %d\n%s", r.code, r.output())
+		t.Fatalf("promtool check rules on the dashboard queries: exit %d\n%s", r.Code, r.Output())
 	}
 	t.Logf("%d dashboard queries parse with promtool", len(qs))
-	if vmalert, err := execLookPath("vmalert"); err == nil {
-		r = runCmd(t, time.Minute, "", nil, vmalert, "-dryRun", "-loggerLevel=ERROR", "-rule="+path)
-		if r.err != nil || r.code != 0 {
-			t.Fatalf("vmalert -dryRun on the dashboard queries: exit %d\n%s", r.code, r.output())
+	if vmalert, err := exec.LookPath("vmalert"); err == nil {
+		r = testharness.RunCmd(t, time.Minute, "", nil, vmalert, "-dryRun", "-loggerLevel=ERROR", "-rule="+path)
+		if r.Err != nil || r.Code != 0 {
+			t.Fatalf("vmalert -dryRun on the dashboard queries: exit %d\n%s", r.Code, r.Output())
 		}
 		t.Logf("%d dashboard queries parse with vmalert (MetricsQL)", len(qs))
 	}
@@ -343,59 +200,5 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 		}
 		wait = d
 	}
-	CheckDashboardQueries(t, base, wait)
-}
-
-// CheckDashboardQueries is TestDashboardQueriesReturnData's body, for the end-to-end test:
-// every dashboard query returns data from the Prometheus at base within wait.
-func CheckDashboardQueries(t *testing.T, base string, wait time.Duration) {
-	t.Helper()
-	start := time.Now()
-	pending := dashboardQueries(t)
-	var optionalEmpty []string
-	for len(pending) > 0 {
-		var still []dashQuery
-		for _, q := range pending {
-			n, err := promInstant(base, q.expr)
-			if err != nil {
-				t.Errorf("%s: %s: %v", q.where, q.expr, err)
-				continue
-			}
-			if n == 0 {
-				still = append(still, q)
-				continue
-			}
-			t.Logf("ok %4d series  %s", n, q.where)
-		}
-		pending = still
-		if time.Since(start) > wait {
-			break
-		}
-		onlyOptional := true
-		for _, q := range pending {
-			onlyOptional = onlyOptional && q.mayBeEmpty
-		}
-		if onlyOptional && time.Since(start) > wait/2 {
-			break // every required query answered; the optional ones had half the wait
-		}
-		if len(pending) > 0 {
-			time.Sleep(2 * time.Second)
-		}
-	}
-	for _, q := range pending {
-		if q.mayBeEmpty {
-			optionalEmpty = append(optionalEmpty, q.where)
-			continue
-		}
-		t.Errorf("no data: %s\n    %s", q.where, q.expr)
-	}
-	if len(optionalEmpty) > 0 {
-		t.Logf("empty, allowed (no anomaly open, no alert firing, or a field the engines do not log): %s", strings.Join(optionalEmpty, "; "))
-	}
-}
-
-// promInstant runs an instant query and returns the number of series (or 1 for a scalar).
-func promInstant(base, expr string) (int, error) {
-	res, err := queryProm(base, expr)
-	return len(res), err
+	testharness.CheckDashboardQueries(t, base, wait)
 }

@@ -10,11 +10,12 @@
 //   - nfpm.yaml, debian/, nfpm/: the Debian package (scripts/package.sh builds it).
 //
 // The tests check each artefact with the tool that consumes it — systemd-analyze, promtool,
-// vmalert, a real Prometheus and Alertmanager, dpkg — and skip, saying which package to
-// install, when that tool is missing (scripts/deps.sh installs them all).
+// vmalert, dpkg — and skip, saying which package to install, when that tool is missing
+// (scripts/deps.sh installs them all). TestDashboardQueriesReturnData runs every dashboard
+// query against the Prometheus named by SPECWATCH_PROM_URL.
 //
-// e2e_helpers_test.go starts a real Prometheus and Alertmanager on loopback for tests
-// (StartPrometheus, StartAlertmanager, StartWebhook); the end-to-end test of the daemon reuses
-// them. TestDashboardQueriesReturnData runs every dashboard query against the Prometheus named
-// by SPECWATCH_PROM_URL.
+// The tests that run the daemon itself are under test/: end to end with Prometheus,
+// VictoriaMetrics and Alertmanager (test/e2e), the soak (test/soak), and the unit's sandbox
+// and system-call filter (test/privilege). What they share with these tests is
+// internal/testharness.
 package deploy

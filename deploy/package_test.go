@@ -3,10 +3,13 @@ package deploy
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 const testVersion = "0.0.0~deploytest"
@@ -20,41 +23,41 @@ func TestDebianPackage(t *testing.T) {
 		t.Skip("builds and installs the Debian package")
 	}
 	t.Parallel()
-	dpkg := needTool(t, "dpkg", "dpkg")
-	needTool(t, "dpkg-deb", "dpkg")
+	dpkg := testharness.NeedTool(t, "dpkg", "dpkg")
+	testharness.NeedTool(t, "dpkg-deb", "dpkg")
 	if os.Geteuid() != 0 {
 		t.Skip("SKIP: installing a package needs root")
 	}
 	if _, err := os.Stat("/run/systemd/system"); err == nil && os.Getenv("SPECWATCH_DPKG_TEST") != "1" {
 		t.Skip("SKIP: systemd is running here, and installing would start specwatch; SPECWATCH_DPKG_TEST=1 runs it anyway")
 	}
-	if r := runCmd(t, time.Minute, "", nil, "dpkg-query", "-W", "-f=${Status}", "specwatch"); strings.Contains(r.stdout, "installed") {
-		t.Skipf("SKIP: a specwatch package is installed already (%s); not replacing it", r.stdout)
+	if r := testharness.RunCmd(t, time.Minute, "", nil, "dpkg-query", "-W", "-f=${Status}", "specwatch"); strings.Contains(r.Stdout, "installed") {
+		t.Skipf("SKIP: a specwatch package is installed already (%s); not replacing it", r.Stdout)
 	}
 
-	// Build, with the same go build flags (and so the same cache) as buildSpecwatch.
-	root := repoRoot(t)
+	// Build, with the same go build flags (and so the same cache) as testharness.BuildSpecwatch.
+	root := testharness.RepoRoot(t)
 	dist := t.TempDir()
 	start := time.Now()
-	r := runCmd(t, 8*time.Minute, root, []string{"VERSION=" + testVersion, "DIST=" + dist}, filepath.Join(root, "scripts", "package.sh"))
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("scripts/package.sh: exit %d %v\n%s", r.code, r.err, r.output())
+	r := testharness.RunCmd(t, 8*time.Minute, root, []string{"VERSION=" + testVersion, "DIST=" + dist}, filepath.Join(root, "scripts", "package.sh"))
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("scripts/package.sh: exit %d %v\n%s", r.Code, r.Err, r.Output())
 	}
 	deb := filepath.Join(dist, "specwatch_"+testVersion+"_amd64.deb")
-	if strings.TrimSpace(r.stdout) != deb {
-		t.Errorf("package.sh printed %q, want %q", r.stdout, deb)
+	if strings.TrimSpace(r.Stdout) != deb {
+		t.Errorf("package.sh printed %q, want %q", r.Stdout, deb)
 	}
 	t.Logf("scripts/package.sh built %s in %s", filepath.Base(deb), time.Since(start).Round(time.Second))
 
-	info := runCmd(t, time.Minute, "", nil, "dpkg-deb", "--info", deb)
+	info := testharness.RunCmd(t, time.Minute, "", nil, "dpkg-deb", "--info", deb)
 	for _, want := range []string{"Package: specwatch", "Version: " + testVersion, "Architecture: amd64", "Depends: libsystemd0"} {
-		if !strings.Contains(info.stdout, want) {
-			t.Errorf("dpkg-deb --info lacks %q:\n%s", want, info.output())
+		if !strings.Contains(info.Stdout, want) {
+			t.Errorf("dpkg-deb --info lacks %q:\n%s", want, info.Output())
 		}
 	}
 	ctrl := filepath.Join(t.TempDir(), "DEBIAN")
-	if r := runCmd(t, time.Minute, "", nil, "dpkg-deb", "--control", deb, ctrl); r.code != 0 {
-		t.Fatalf("dpkg-deb --control: %s", r.output())
+	if r := testharness.RunCmd(t, time.Minute, "", nil, "dpkg-deb", "--control", deb, ctrl); r.Code != 0 {
+		t.Fatalf("dpkg-deb --control: %s", r.Output())
 	}
 	if b, _ := os.ReadFile(filepath.Join(ctrl, "conffiles")); strings.TrimSpace(string(b)) != "/etc/specwatch/specwatch.yaml" {
 		t.Errorf("conffiles %q, want /etc/specwatch/specwatch.yaml", b)
@@ -67,9 +70,9 @@ func TestDebianPackage(t *testing.T) {
 
 	// Install, and purge at the end whatever happens.
 	t.Cleanup(func() {
-		r := runCmd(t, 2*time.Minute, "", nil, dpkg, "--purge", "specwatch")
-		if r.err != nil || r.code != 0 {
-			t.Errorf("dpkg --purge specwatch: exit %d %v\n%s", r.code, r.err, r.output())
+		r := testharness.RunCmd(t, 2*time.Minute, "", nil, dpkg, "--purge", "specwatch")
+		if r.Err != nil || r.Code != 0 {
+			t.Errorf("dpkg --purge specwatch: exit %d %v\n%s", r.Code, r.Err, r.Output())
 		}
 		for _, p := range []string{"/usr/bin/specwatch", "/etc/specwatch/specwatch.yaml", "/lib/systemd/system/specwatch.service"} {
 			if _, err := os.Stat(p); err == nil {
@@ -77,9 +80,9 @@ func TestDebianPackage(t *testing.T) {
 			}
 		}
 	})
-	r = runCmd(t, 2*time.Minute, "", []string{"DEBIAN_FRONTEND=noninteractive"}, dpkg, "-i", deb)
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("dpkg -i: exit %d %v\n%s", r.code, r.err, r.output())
+	r = testharness.RunCmd(t, 2*time.Minute, "", []string{"DEBIAN_FRONTEND=noninteractive"}, dpkg, "-i", deb)
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("dpkg -i: exit %d %v\n%s", r.Code, r.Err, r.Output())
 	}
 
 	// Every file is where the brief says, and identical to the source; every page of docs/.
@@ -114,19 +117,19 @@ func TestDebianPackage(t *testing.T) {
 		t.Errorf("/usr/bin/specwatch: %v %v", fi, err)
 	}
 
-	r = runCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "version")
-	if r.code != 0 || !strings.Contains(r.stdout, "specwatch "+testVersion) {
-		t.Errorf("specwatch version: exit %d: %s", r.code, r.output())
+	r = testharness.RunCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "version")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "specwatch "+testVersion) {
+		t.Errorf("specwatch version: exit %d: %s", r.Code, r.Output())
 	}
-	t.Logf("installed: %s", strings.TrimSpace(r.stdout))
-	r = runCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "check-config", "/etc/specwatch/specwatch.yaml")
-	if r.code != 0 || !strings.Contains(r.stdout, "OK") {
-		t.Errorf("specwatch check-config of the installed config: exit %d: %s", r.code, r.output())
+	t.Logf("installed: %s", strings.TrimSpace(r.Stdout))
+	r = testharness.RunCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "check-config", "/etc/specwatch/specwatch.yaml")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "OK") {
+		t.Errorf("specwatch check-config of the installed config: exit %d: %s", r.Code, r.Output())
 	}
-	if sa, err := execLookPath("systemd-analyze"); err == nil {
-		r = runCmd(t, time.Minute, "", nil, sa, "verify", "--man=no", "/lib/systemd/system/specwatch.service")
-		if r.err != nil || r.code != 0 || r.output() != "" {
-			t.Errorf("systemd-analyze verify /lib/systemd/system/specwatch.service: exit %d %v\n%s", r.code, r.err, r.output())
+	if sa, err := exec.LookPath("systemd-analyze"); err == nil {
+		r = testharness.RunCmd(t, time.Minute, "", nil, sa, "verify", "--man=no", "/lib/systemd/system/specwatch.service")
+		if r.Err != nil || r.Code != 0 || r.Output() != "" {
+			t.Errorf("systemd-analyze verify /lib/systemd/system/specwatch.service: exit %d %v\n%s", r.Code, r.Err, r.Output())
 		}
 	} else {
 		t.Log("systemd-analyze missing: unit not verified after install")

@@ -12,18 +12,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/model"
 )
-
-// ruleFiles are the rule files the package ships.
-func ruleFiles(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(deployPath(t, "prometheus", "*.yml"))
-	if err != nil || len(files) < 2 {
-		t.Fatalf("rule files in deploy/prometheus: %v %v", files, err)
-	}
-	return files
-}
 
 type ruleFile struct {
 	Groups []struct {
@@ -56,49 +47,49 @@ func loadRuleFile(t testing.TB, path string) ruleFile {
 // TestRulesPromtoolCheck: `promtool check rules` accepts every rule file.
 func TestRulesPromtoolCheck(t *testing.T) {
 	t.Parallel()
-	promtool := needTool(t, "promtool", "prometheus")
-	r := runCmd(t, time.Minute, "", nil, promtool, append([]string{"check", "rules"}, ruleFiles(t)...)...)
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("promtool check rules: exit %d %v\n%s", r.code, r.err, r.output())
+	promtool := testharness.NeedTool(t, "promtool", "prometheus")
+	r := testharness.RunCmd(t, time.Minute, "", nil, promtool, append([]string{"check", "rules"}, testharness.RuleFiles(t)...)...)
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("promtool check rules: exit %d %v\n%s", r.Code, r.Err, r.Output())
 	}
-	t.Log(r.output())
+	t.Log(r.Output())
 }
 
 // TestRulesPromtoolUnitTests runs deploy/prometheus/tests/*.yml with `promtool test rules`.
 func TestRulesPromtoolUnitTests(t *testing.T) {
 	t.Parallel()
-	promtool := needTool(t, "promtool", "prometheus")
-	tests, _ := filepath.Glob(deployPath(t, "prometheus", "tests", "*.yml"))
+	promtool := testharness.NeedTool(t, "promtool", "prometheus")
+	tests, _ := filepath.Glob(testharness.DeployPath(t, "prometheus", "tests", "*.yml"))
 	if len(tests) == 0 {
 		t.Fatal("no promtool tests in deploy/prometheus/tests")
 	}
-	r := runCmd(t, 2*time.Minute, deployPath(t, "prometheus", "tests"), nil, promtool, append([]string{"test", "rules"}, tests...)...)
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("promtool test rules: exit %d %v\n%s", r.code, r.err, r.output())
+	r := testharness.RunCmd(t, 2*time.Minute, testharness.DeployPath(t, "prometheus", "tests"), nil, promtool, append([]string{"test", "rules"}, tests...)...)
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("promtool test rules: exit %d %v\n%s", r.Code, r.Err, r.Output())
 	}
-	t.Log(r.output())
+	t.Log(r.Output())
 }
 
 // TestRulesVMAlert: vmalert (VictoriaMetrics) loads the same files unchanged, templates
 // included: -dryRun parses the rules, the MetricsQL expressions and the annotation templates.
 func TestRulesVMAlert(t *testing.T) {
 	t.Parallel()
-	vmalert := needTool(t, "vmalert", "victoria-metrics")
+	vmalert := testharness.NeedTool(t, "vmalert", "victoria-metrics")
 	args := []string{"-dryRun", "-loggerLevel=ERROR"}
-	for _, f := range ruleFiles(t) {
+	for _, f := range testharness.RuleFiles(t) {
 		args = append(args, "-rule="+f)
 	}
-	r := runCmd(t, time.Minute, "", nil, vmalert, args...)
-	if r.err != nil || r.code != 0 || strings.Contains(r.output(), "fatal") {
-		t.Fatalf("vmalert -dryRun: exit %d %v\n%s", r.code, r.err, r.output())
+	r := testharness.RunCmd(t, time.Minute, "", nil, vmalert, args...)
+	if r.Err != nil || r.Code != 0 || strings.Contains(r.Output(), "fatal") {
+		t.Fatalf("vmalert -dryRun: exit %d %v\n%s", r.Code, r.Err, r.Output())
 	}
 
 	// The check is real: vmalert refuses a template function it does not have.
 	bad := filepath.Join(t.TempDir(), "bad.yml")
 	os.WriteFile(bad, []byte("groups:\n  - name: x\n    rules:\n      - alert: X\n        expr: up == 0\n        annotations:\n          summary: '{{ nosuchfunc }}'\n"), 0o644)
-	r = runCmd(t, time.Minute, "", nil, vmalert, "-dryRun", "-rule="+bad)
-	if r.code == 0 {
-		t.Errorf("vmalert -dryRun accepted an undefined template function:\n%s", r.output())
+	r = testharness.RunCmd(t, time.Minute, "", nil, vmalert, "-dryRun", "-rule="+bad)
+	if r.Code == 0 {
+		t.Errorf("vmalert -dryRun accepted an undefined template function:\n%s", r.Output())
 	}
 }
 
@@ -119,7 +110,7 @@ const runbookURL = "https://github.com/specwatch/specwatch/blob/main/docs/runboo
 // critical ones, the annotations and a runbook section that exists.
 func TestAlertsMatchModel(t *testing.T) {
 	t.Parallel()
-	rf := loadRuleFile(t, deployPath(t, "prometheus", "specwatch-alerts.yml"))
+	rf := loadRuleFile(t, testharness.DeployPath(t, "prometheus", "specwatch-alerts.yml"))
 	anchors := runbookAnchors(t)
 	alerts := map[string]bool{}
 	for _, g := range rf.Groups {
@@ -203,7 +194,7 @@ func TestAlertsHavePromtoolTests(t *testing.T) {
 			} `yaml:"alert_rule_test"`
 		} `yaml:"tests"`
 	}
-	b, err := os.ReadFile(deployPath(t, "prometheus", "tests", "specwatch-alerts.test.yml"))
+	b, err := os.ReadFile(testharness.DeployPath(t, "prometheus", "tests", "specwatch-alerts.test.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +217,7 @@ func TestAlertsHavePromtoolTests(t *testing.T) {
 		}
 	}
 	var names []string
-	for _, g := range loadRuleFile(t, deployPath(t, "prometheus", "specwatch-alerts.yml")).Groups {
+	for _, g := range loadRuleFile(t, testharness.DeployPath(t, "prometheus", "specwatch-alerts.yml")).Groups {
 		for _, r := range g.Rules {
 			if r.Alert == "" {
 				continue
@@ -257,7 +248,7 @@ var headingRE = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*$`)
 // runbookAnchors are the GitHub anchors of docs/runbook.md's headings.
 func runbookAnchors(t testing.TB) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "runbook.md"))
+	b, err := os.ReadFile(filepath.Join(testharness.RepoRoot(t), "docs", "runbook.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +276,7 @@ func githubAnchor(h string) string {
 // TestRunbookSections: every alert's section has the four parts the on-call reads.
 func TestRunbookSections(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "runbook.md"))
+	b, err := os.ReadFile(filepath.Join(testharness.RepoRoot(t), "docs", "runbook.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +286,7 @@ func TestRunbookSections(t *testing.T) {
 		title, _, _ := strings.Cut(s, "\n")
 		bySlug[githubAnchor(title)] = s
 	}
-	for _, g := range loadRuleFile(t, deployPath(t, "prometheus", "specwatch-alerts.yml")).Groups {
+	for _, g := range loadRuleFile(t, testharness.DeployPath(t, "prometheus", "specwatch-alerts.yml")).Groups {
 		for _, r := range g.Rules {
 			if r.Alert == "" {
 				continue

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // maxExposure is the highest `systemd-analyze security` exposure the unit may have.
@@ -55,32 +57,23 @@ func verifyRoot(t *testing.T, unit []byte) string {
 	return root
 }
 
-func readUnit(t *testing.T) []byte {
-	t.Helper()
-	b, err := os.ReadFile(deployPath(t, "specwatch.service"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestUnitVerify: `systemd-analyze verify` says nothing at all about the unit.
 func TestUnitVerify(t *testing.T) {
 	t.Parallel()
-	sa := needTool(t, "systemd-analyze", "systemd")
-	root := verifyRoot(t, readUnit(t))
-	r := runCmd(t, time.Minute, "", nil, sa, "verify", "--root="+root, "--man=no", "/etc/systemd/system/specwatch.service")
-	if r.err != nil || r.code != 0 || r.output() != "" {
-		t.Fatalf("systemd-analyze verify: exit %d, err %v:\n%s", r.code, r.err, r.output())
+	sa := testharness.NeedTool(t, "systemd-analyze", "systemd")
+	root := verifyRoot(t, testharness.ReadUnit(t))
+	r := testharness.RunCmd(t, time.Minute, "", nil, sa, "verify", "--root="+root, "--man=no", "/etc/systemd/system/specwatch.service")
+	if r.Err != nil || r.Code != 0 || r.Output() != "" {
+		t.Fatalf("systemd-analyze verify: exit %d, err %v:\n%s", r.Code, r.Err, r.Output())
 	}
 
 	// The check is real: a broken unit in the same root is reported.
-	broken := strings.Replace(string(readUnit(t)), "ExecStart=/usr/bin/specwatch", "ExecStart=/usr/bin/specwatch-missing", 1)
+	broken := strings.Replace(string(testharness.ReadUnit(t)), "ExecStart=/usr/bin/specwatch", "ExecStart=/usr/bin/specwatch-missing", 1)
 	broken = strings.Replace(broken, "[Service]", "[Service]\nNoSuchDirective=yes", 1)
 	root = verifyRoot(t, []byte(broken))
-	r = runCmd(t, time.Minute, "", nil, sa, "verify", "--root="+root, "--man=no", "/etc/systemd/system/specwatch.service")
-	if !strings.Contains(r.output(), "specwatch-missing") || !strings.Contains(r.output(), "NoSuchDirective") {
-		t.Errorf("verify did not report a missing binary and an unknown directive:\n%s", r.output())
+	r = testharness.RunCmd(t, time.Minute, "", nil, sa, "verify", "--root="+root, "--man=no", "/etc/systemd/system/specwatch.service")
+	if !strings.Contains(r.Output(), "specwatch-missing") || !strings.Contains(r.Output(), "NoSuchDirective") {
+		t.Errorf("verify did not report a missing binary and an unknown directive:\n%s", r.Output())
 	}
 }
 
@@ -90,14 +83,14 @@ var exposureRE = regexp.MustCompile(`Overall exposure level for [^:]+: ([0-9.]+)
 // maxExposure, and the settings the daemon relies on are present.
 func TestUnitSecurityScore(t *testing.T) {
 	t.Parallel()
-	sa := needTool(t, "systemd-analyze", "systemd")
-	r := runCmd(t, time.Minute, "", nil, sa, "security", "--offline=true", "--no-pager", deployPath(t, "specwatch.service"))
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("systemd-analyze security: exit %d, err %v:\n%s", r.code, r.err, r.output())
+	sa := testharness.NeedTool(t, "systemd-analyze", "systemd")
+	r := testharness.RunCmd(t, time.Minute, "", nil, sa, "security", "--offline=true", "--no-pager", testharness.DeployPath(t, "specwatch.service"))
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("systemd-analyze security: exit %d, err %v:\n%s", r.Code, r.Err, r.Output())
 	}
-	m := exposureRE.FindStringSubmatch(r.stdout)
+	m := exposureRE.FindStringSubmatch(r.Stdout)
 	if m == nil {
-		t.Fatalf("no overall exposure in:\n%s", r.output())
+		t.Fatalf("no overall exposure in:\n%s", r.Output())
 	}
 	score, err := strconv.ParseFloat(m[1], 64)
 	if err != nil {
@@ -105,17 +98,17 @@ func TestUnitSecurityScore(t *testing.T) {
 	}
 	t.Logf("systemd-analyze security exposure: %.1f (target ≤ %.1f)", score, maxExposure)
 	if score > maxExposure {
-		t.Errorf("exposure %.1f > %.1f:\n%s", score, maxExposure, r.stdout)
+		t.Errorf("exposure %.1f > %.1f:\n%s", score, maxExposure, r.Stdout)
 	}
 	var open []string
-	for _, line := range strings.Split(r.stdout, "\n") {
+	for _, line := range strings.Split(r.Stdout, "\n") {
 		if strings.HasPrefix(line, "✗") {
 			open = append(open, strings.Join(strings.Fields(line)[1:2], ""))
 		}
 	}
 	t.Logf("left open: %s", strings.Join(open, " "))
 
-	unit := string(readUnit(t))
+	unit := string(testharness.ReadUnit(t))
 	for _, want := range []string{
 		"ExecStart=/usr/bin/specwatch run --config /etc/specwatch/specwatch.yaml\n",
 		"ExecReload=/bin/kill -HUP $MAINPID\n",

@@ -1,4 +1,4 @@
-package deploy
+package e2e
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -25,22 +26,22 @@ func TestCardinalityAttack(t *testing.T) {
 	)
 	j := testjournal.Start(t)
 	j.RequireUnits()
-	addr := freeAddr(t)
-	d := newSoakDaemon(t, buildSpecwatch(t), addr, t.TempDir(), filepath.Join(t.TempDir(), "specwatch.log"),
+	addr := testharness.FreeAddr(t)
+	d := testharness.NewDaemon(t, testharness.BuildSpecwatch(t), addr, t.TempDir(), filepath.Join(t.TempDir(), "specwatch.log"),
 		"--journal-dir", j.Dir()) // no unit filter: every entry is read, the attacker's too
-	d.start()
+	d.Start()
 	line := func(rank string, ctx int) []byte {
 		return fmt.Appendf(nil, "[2026-11-20 09:00:00 %s] Decode batch, #running-req: 1, #token: %d, token usage: 0.01, accept len: 3.00, accept rate: 0.40, cuda graph: True, gen throughput (token/s): 60.00, #queue-req: 0", rank, ctx)
 	}
 	for r := range 4 {
-		j.Write(soakUnit, "python3", line(fmt.Sprintf("TP%d", r), 100))
+		j.Write(e2eUnit, "python3", line(fmt.Sprintf("TP%d", r), 100))
 	}
 	matched := func() float64 {
-		body, err := d.metrics()
+		body, err := d.Metrics()
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _ := metricValue(body, "specwatch_lines_total", `result="matched"`)
+		v, _ := testharness.MetricValue(body, "specwatch_lines_total", `result="matched"`)
 		return v
 	}
 	waitMatched := func(n int) string {
@@ -51,11 +52,11 @@ func TestCardinalityAttack(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond) // polling a real process
 		}
-		body, _ := d.metrics()
+		body, _ := d.Metrics()
 		return body
 	}
 	body := waitMatched(4)
-	heap0, _ := metricValue(body, "go_memstats_heap_inuse_bytes", "")
+	heap0, _ := testharness.MetricValue(body, "go_memstats_heap_inuse_bytes", "")
 	total := 4
 	var heaps []float64
 	for round := range rounds {
@@ -69,23 +70,23 @@ func TestCardinalityAttack(t *testing.T) {
 		j.Sync()
 		total += distinct
 		body = waitMatched(total)
-		h, _ := metricValue(body, "go_memstats_heap_inuse_bytes", "")
+		h, _ := testharness.MetricValue(body, "go_memstats_heap_inuse_bytes", "")
 		heaps = append(heaps, h)
 	}
 	// The real service still counts after the flood.
 	for r := range 4 {
-		j.Write(soakUnit, "python3", line(fmt.Sprintf("TP%d", r), 200))
+		j.Write(e2eUnit, "python3", line(fmt.Sprintf("TP%d", r), 200))
 	}
 	total += 4
 	body = waitMatched(total)
 
 	series := map[string]bool{}
-	for _, m := range expoLine.FindAllStringSubmatch(body, -1) {
+	for _, m := range testharness.ExpoLine.FindAllStringSubmatch(body, -1) {
 		if m[1] == "specwatch_context_tokens" {
 			series[m[2]] = true
 		}
 	}
-	dropped, _ := metricValue(body, "specwatch_series_dropped_total", "")
+	dropped, _ := testharness.MetricValue(body, "specwatch_series_dropped_total", "")
 	wantDropped := rounds*distinct - (capSeries - 4) // the first 252 fake series got in, once each
 	t.Logf("%d distinct fake units×ranks in %d rounds: %d series exported, %v samples dropped (want %d); heap in use %.1f MB before, after each round %s MB",
 		rounds*distinct, rounds, len(series), dropped, wantDropped, heap0/(1<<20), mbList(heaps))
@@ -93,7 +94,7 @@ func TestCardinalityAttack(t *testing.T) {
 		t.Errorf("%d series exported, cap %d", len(series), capSeries)
 	}
 	for r := range 4 {
-		v, ok := metricValue(body, "specwatch_context_tokens", fmt.Sprintf(`rank="TP%d",unit="%s"`, r, soakUnit))
+		v, ok := testharness.MetricValue(body, "specwatch_context_tokens", fmt.Sprintf(`rank="TP%d",unit="%s"`, r, e2eUnit))
 		if !ok || v != 200 {
 			t.Errorf("real series TP%d: context %v (present %v), want 200: the flood displaced the real service", r, v, ok)
 		}

@@ -1,4 +1,4 @@
-package deploy
+package soak
 
 import (
 	"math/rand/v2"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -69,10 +70,10 @@ type soak struct {
 	rng      *rand.Rand
 	j        *testjournal.Journal
 	w        *soakWriter
-	d        *soakDaemon
+	d        *testharness.Daemon
 	led      *ledger
 	vm       *soakVM
-	prom     *Server
+	prom     *testharness.Server
 	stateDir string
 	logPath  string
 	started  time.Time
@@ -114,11 +115,11 @@ func newSoak(t *testing.T, cfg soakConfig) *soak {
 	s.logPath = filepath.Join(t.TempDir(), "specwatch.log")
 	s.led = newLedger(s.j.Dir(), soakUnit)
 	s.vm = startSoakVM(t)
-	addr := freeAddr(t)
-	s.d = newSoakDaemon(t, buildSpecwatch(t), addr, s.stateDir, s.logPath,
+	addr := testharness.FreeAddr(t)
+	s.d = testharness.NewDaemon(t, testharness.BuildSpecwatch(t), addr, s.stateDir, s.logPath,
 		"--journal-dir", s.j.Dir(), "--unit", soakUnit,
 		"--push-url", s.vm.importURL(), "--push-interval", "1s", "--push-label", "job=specwatch-soak")
-	s.prom = StartPrometheus(t, PrometheusOptions{Targets: []string{addr}, ScrapeInterval: time.Second, EvalInterval: time.Second})
+	s.prom = testharness.StartPrometheus(t, testharness.PrometheusOptions{Targets: []string{addr}, ScrapeInterval: time.Second, EvalInterval: time.Second})
 	return s
 }
 
@@ -135,7 +136,7 @@ func (s *soak) tmpfs(t *testing.T, size string) string {
 
 // restart starts a new incarnation from the saved cursor.
 func (s *soak) restart() {
-	c := s.d.cursor()
+	c := s.d.Cursor()
 	var seq uint64
 	if c != "" {
 		var err error
@@ -145,7 +146,7 @@ func (s *soak) restart() {
 	}
 	s.inc = &incarnation{start: seq, began: time.Now()}
 	s.incs = append(s.incs, s.inc)
-	s.d.start()
+	s.d.Start()
 	s.mem.follow(s.d.PID(), len(s.incs)-1)
 }
 
@@ -196,9 +197,9 @@ func (s *soak) settle(fault, result string, begin time.Duration) {
 	got, gor := -1, -1
 	deadline := time.Now().Add(s.cfg.settleWait)
 	for time.Now().Before(deadline) {
-		if body, err := s.d.metrics(); err == nil {
-			v, _ := metricValue(body, "specwatch_lines_total", `result="matched"`)
-			g, _ := metricValue(body, "go_goroutines", "")
+		if body, err := s.d.Metrics(); err == nil {
+			v, _ := testharness.MetricValue(body, "specwatch_lines_total", `result="matched"`)
+			g, _ := testharness.MetricValue(body, "go_goroutines", "")
 			if got, gor = int(v), int(g); got >= want {
 				break
 			}
@@ -219,12 +220,12 @@ func (s *soak) settle(fault, result string, begin time.Duration) {
 func (s *soak) waitFor(what string, cond func(body string) bool) {
 	deadline := time.Now().Add(s.cfg.settleWait)
 	for {
-		body, _ := s.d.metrics()
+		body, _ := s.d.Metrics()
 		if cond(body) {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("soak: timed out waiting for %s\n%s", what, tail(s.logPath, 3000))
+			s.t.Fatalf("soak: timed out waiting for %s\n%s", what, testharness.Tail(s.logPath, 3000))
 		}
 		time.Sleep(50 * time.Millisecond) // polling a real process
 	}

@@ -1,4 +1,4 @@
-package deploy
+package privilege
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -24,17 +25,20 @@ import (
 // for how, without systemd as PID 1) and shows it reading the journal, serving the counts and
 // saving its cursor, from outside and from inside its sandbox.
 
+// engineUnit is the unit the engine's lines in the private journal come from.
+const engineUnit = "sglang.service"
+
 // TestPrivilegeUnitSecurityAnalysis: `systemd-analyze security --offline` finds every
 // privilege setting of the unit in place; the one open item among them is the journal group.
 func TestPrivilegeUnitSecurityAnalysis(t *testing.T) {
 	t.Parallel()
-	sa := needTool(t, "systemd-analyze", "systemd")
-	r := runCmd(t, time.Minute, "", nil, sa, "security", "--offline=true", "--no-pager", deployPath(t, "specwatch.service"))
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("systemd-analyze security: exit %d, err %v:\n%s", r.code, r.err, r.output())
+	sa := testharness.NeedTool(t, "systemd-analyze", "systemd")
+	r := testharness.RunCmd(t, time.Minute, "", nil, sa, "security", "--offline=true", "--no-pager", testharness.DeployPath(t, "specwatch.service"))
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("systemd-analyze security: exit %d, err %v:\n%s", r.Code, r.Err, r.Output())
 	}
 	passed, failed := map[string]string{}, map[string]string{}
-	for _, line := range strings.Split(r.stdout, "\n") {
+	for _, line := range strings.Split(r.Stdout, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 {
 			continue
@@ -75,7 +79,7 @@ func TestPrivilegeUnitSecurityAnalysis(t *testing.T) {
 	if _, ok := failed["SupplementaryGroups="]; !ok {
 		t.Errorf("systemd-analyze no longer reports supplementary groups; the journal group is needed")
 	}
-	if g := parseService(readUnit(t)).words("SupplementaryGroups"); !slices.Equal(g, []string{"systemd-journal"}) {
+	if g := parseService(testharness.ReadUnit(t)).words("SupplementaryGroups"); !slices.Equal(g, []string{"systemd-journal"}) {
 		t.Errorf("SupplementaryGroups=%q, want only systemd-journal", g)
 	}
 	t.Logf("passed: %d capability checks, User=/DynamicUser=, NoNewPrivileges=, AmbientCapabilities=, ProtectSystem= (%s), PrivateTmp=; open: SupplementaryGroups= (%s)",
@@ -90,7 +94,7 @@ func TestPrivilegeSandboxedDaemon(t *testing.T) {
 		t.Skip("builds specwatch and runs it with a private journald")
 	}
 	t.Parallel()
-	sb := sandboxFromUnit(t, readUnit(t))
+	sb := sandboxFromUnit(t, testharness.ReadUnit(t))
 	if !slices.Equal(sb.groupNames, []string{"systemd-journal"}) {
 		t.Fatalf("SupplementaryGroups=%q, want only systemd-journal", sb.groupNames)
 	}
@@ -106,8 +110,8 @@ func TestPrivilegeSandboxedDaemon(t *testing.T) {
 			t.Fatalf("%s: mode %v gid %d; want group-readable, not world-readable, group %d", f, fi.Mode(), st.Gid, sb.groups[0])
 		}
 	}
-	match := []string{"--unit", e2eUnit}
-	unit := e2eUnit
+	match := []string{"--unit", engineUnit}
+	unit := engineUnit
 	if ok, _ := j.UnitsSupported(); !ok {
 		match, unit = []string{"--identifier", "python3"}, ""
 	}
@@ -194,11 +198,11 @@ touch "$2/probe" && echo state=ok && rm "$2/probe"`
 	if unit == "" {
 		field = "SYSLOG_IDENTIFIER=python3"
 	}
-	r := runCmd(t, time.Minute, "", nil, needTool(t, "journalctl", "systemd"), "-D", j.Dir(), "-n", "1", "-o", "export", field)
-	_, last, _ := strings.Cut(r.stdout, "__CURSOR=")
+	r := testharness.RunCmd(t, time.Minute, "", nil, testharness.NeedTool(t, "journalctl", "systemd"), "-D", j.Dir(), "-n", "1", "-o", "export", field)
+	_, last, _ := strings.Cut(r.Stdout, "__CURSOR=")
 	last, _, _ = strings.Cut(last, "\n")
-	if r.code != 0 || last == "" {
-		t.Fatalf("journalctl found no last entry: %s", r.output())
+	if r.Code != 0 || last == "" {
+		t.Fatalf("journalctl found no last entry: %s", r.Output())
 	}
 	cursorFile := filepath.Join(d.hostState, "journal.cursor") // journal.CursorFile
 	var cursor string
@@ -221,12 +225,12 @@ touch "$2/probe" && echo state=ok && rm "$2/probe"`
 	noGroup.groups, noGroup.groupNames = nil, nil
 	d2 := startSandboxed(t, noGroup, j, varlog, match...)
 	body := waitHTTP(t, "http://"+d2.addr+"/metrics", "specwatch_journal_bad_files_total ", 30*time.Second)
-	bad, _ := metricValue(body, "specwatch_journal_bad_files_total", "")
+	bad, _ := testharness.MetricValue(body, "specwatch_journal_bad_files_total", "")
 	for deadline := time.Now().Add(10 * time.Second); bad < 1 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		body = waitHTTP(t, "http://"+d2.addr+"/metrics", "", 5*time.Second)
-		bad, _ = metricValue(body, "specwatch_journal_bad_files_total", "")
+		bad, _ = testharness.MetricValue(body, "specwatch_journal_bad_files_total", "")
 	}
-	if matched, _ := metricValue(body, "specwatch_lines_total", `result="matched"`); bad < 1 || matched != 0 {
+	if matched, _ := testharness.MetricValue(body, "specwatch_lines_total", `result="matched"`); bad < 1 || matched != 0 {
 		t.Errorf("without systemd-journal: specwatch_journal_bad_files_total %v (want ≥ 1), matched %v (want 0)", bad, matched)
 	}
 	t.Logf("without systemd-journal: specwatch_journal_bad_files_total %v, nothing matched", bad)
@@ -236,7 +240,7 @@ touch "$2/probe" && echo state=ok && rm "$2/probe"`
 // with no capabilities and no_new_privs, with or without its supplementary groups.
 func (d *sandboxed) probe(t *testing.T, sb sandbox, withGroups bool, script string, args ...string) string {
 	t.Helper()
-	nsenter := needTool(t, "nsenter", "util-linux")
+	nsenter := testharness.NeedTool(t, "nsenter", "util-linux")
 	groups := "--clear-groups"
 	if withGroups {
 		groups = "--groups=" + strconv.Itoa(sb.groups[0])
@@ -245,11 +249,11 @@ func (d *sandboxed) probe(t *testing.T, sb sandbox, withGroups bool, script stri
 		"setpriv", "--reuid=" + strconv.Itoa(sb.uid), "--regid=" + strconv.Itoa(sb.gid), groups,
 		"--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
 		"/bin/sh", "-c", script, "probe"}, args...)
-	r := runCmd(t, time.Minute, "/", nil, nsenter, argv...)
-	if r.err != nil {
-		t.Fatalf("probe in the sandbox: %v\n%s", r.err, r.output())
+	r := testharness.RunCmd(t, time.Minute, "/", nil, nsenter, argv...)
+	if r.Err != nil {
+		t.Fatalf("probe in the sandbox: %v\n%s", r.Err, r.Output())
 	}
-	return r.output()
+	return r.Output()
 }
 
 // waitHTTP polls url until it answers 200 with want in its body (any body when want is "")

@@ -1,4 +1,4 @@
-package deploy
+package privilege
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // syscallSet expands a systemd system-call group (@system-service) into names, recursively.
@@ -25,11 +27,11 @@ func syscallSet(t *testing.T, sa, group string, seen map[string]bool) map[string
 		return out
 	}
 	seen[group] = true
-	r := runCmd(t, time.Minute, "", nil, sa, "syscall-filter", "--no-pager", group)
-	if r.err != nil || r.code != 0 {
-		t.Fatalf("systemd-analyze syscall-filter %s: %v %s", group, r.err, r.output())
+	r := testharness.RunCmd(t, time.Minute, "", nil, sa, "syscall-filter", "--no-pager", group)
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("systemd-analyze syscall-filter %s: %v %s", group, r.Err, r.Output())
 	}
-	for i, line := range strings.Split(r.stdout, "\n") {
+	for i, line := range strings.Split(r.Stdout, "\n") {
 		f := strings.TrimSpace(line)
 		if i == 0 || f == "" || strings.HasPrefix(f, "#") {
 			continue
@@ -50,7 +52,7 @@ func syscallSet(t *testing.T, sa, group string, seen map[string]bool) map[string
 func unitSyscallFilter(t *testing.T, sa string) (allowed map[string]bool) {
 	t.Helper()
 	allowed = map[string]bool{}
-	for _, line := range strings.Split(string(readUnit(t)), "\n") {
+	for _, line := range strings.Split(string(testharness.ReadUnit(t)), "\n") {
 		v, ok := strings.CutPrefix(line, "SystemCallFilter=")
 		if !ok {
 			continue
@@ -88,11 +90,11 @@ func TestUnitSyscallFilterAllowsSpecwatch(t *testing.T) {
 		t.Skip("builds specwatch")
 	}
 	t.Parallel()
-	sa := needTool(t, "systemd-analyze", "systemd")
-	strace := needTool(t, "strace", "strace")
+	sa := testharness.NeedTool(t, "systemd-analyze", "systemd")
+	strace := testharness.NeedTool(t, "strace", "strace")
 	allowed := unitSyscallFilter(t, sa)
-	bin := buildSpecwatch(t)
-	root := repoRoot(t)
+	bin := testharness.BuildSpecwatch(t)
+	root := testharness.RepoRoot(t)
 	used := map[string]bool{}
 	collect := func(trace string) {
 		f, err := os.Open(trace)
@@ -114,12 +116,12 @@ func TestUnitSyscallFilterAllowsSpecwatch(t *testing.T) {
 		{"analyze", "--format", "json", filepath.Join(root, "cmd", "specwatch", "testdata", "multi.log")},
 	} {
 		trace := filepath.Join(t.TempDir(), "trace")
-		r := runCmd(t, 2*time.Minute, "", nil, strace, append([]string{"-f", "-qq", "-o", trace, bin}, args...)...)
-		if r.err != nil || r.code != 0 {
-			if strings.Contains(r.output(), "ptrace") {
-				t.Skipf("SKIP: strace cannot trace here: %s", r.output())
+		r := testharness.RunCmd(t, 2*time.Minute, "", nil, strace, append([]string{"-f", "-qq", "-o", trace, bin}, args...)...)
+		if r.Err != nil || r.Code != 0 {
+			if strings.Contains(r.Output(), "ptrace") {
+				t.Skipf("SKIP: strace cannot trace here: %s", r.Output())
 			}
-			t.Fatalf("strace specwatch %v: exit %d %v\n%s", args, r.code, r.err, r.output())
+			t.Fatalf("strace specwatch %v: exit %d %v\n%s", args, r.Code, r.Err, r.Output())
 		}
 		collect(trace)
 	}
@@ -127,12 +129,12 @@ func TestUnitSyscallFilterAllowsSpecwatch(t *testing.T) {
 		dir := t.TempDir()
 		os.Mkdir(filepath.Join(dir, "journal"), 0o755)
 		os.Mkdir(filepath.Join(dir, "state"), 0o700)
-		addr := freeAddr(t)
+		addr := testharness.FreeAddr(t)
 		trace := traceDaemon(t, strace, addr, "/-/ready", "", bin, "run", "--journal-dir", filepath.Join(dir, "journal"),
 			"--journal-backend", backend, "--state-dir", filepath.Join(dir, "state"), "--listen", addr, "--log-format", "json")
 		collect(trace)
 	}
-	addr := freeAddr(t)
+	addr := testharness.FreeAddr(t)
 	// The demo replays for ever: wait for series in /metrics rather than for /-/ready.
 	collect(traceDaemon(t, strace, addr, "/metrics", "specwatch_commit_length{", bin, "demo", "--listen", addr, "--speed", "0"))
 

@@ -1,4 +1,4 @@
-package deploy
+package soak
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // The soak's faults. Each runs on the test goroutine at a random moment of the replay and
@@ -39,8 +41,8 @@ var soakFaults = []fault{
 // faultKill is SIGKILL at a random moment and a restart (Restart=always, RestartSec=100ms).
 func (s *soak) faultKill() string {
 	s.sleepRandom(0, 1500*time.Millisecond)
-	s.d.signal(syscall.SIGKILL)
-	s.d.wait()
+	s.d.Signal(syscall.SIGKILL)
+	s.d.Wait()
 	time.Sleep(100 * time.Millisecond) // RestartSec
 	s.restart()
 	return fmt.Sprintf("killed; restarted at sequence number %d", s.inc.start)
@@ -79,9 +81,9 @@ func (s *soak) faultVacuum() string {
 // the next entry still there and report the loss, in its log and in
 // specwatch_journal_lost_entries_total, at least as large as what the ledger says vanished.
 func (s *soak) faultVacuumUnread() string {
-	s.d.signal(syscall.SIGKILL)
-	s.d.wait()
-	saved := s.d.cursor()
+	s.d.Signal(syscall.SIGKILL)
+	s.d.Wait()
+	saved := s.d.Cursor()
 	_, seq, err := cursorSeq(saved)
 	if err != nil {
 		s.t.Fatalf("vacuum-unread: %v", err)
@@ -101,14 +103,14 @@ func (s *soak) faultVacuumUnread() string {
 	resume()
 	s.restart()
 	s.waitFor("the loss on /metrics", func(body string) bool {
-		v, _ := metricValue(body, "specwatch_journal_cursor_missing_total", "")
+		v, _ := testharness.MetricValue(body, "specwatch_journal_cursor_missing_total", "")
 		return v >= 1
 	})
-	body, _ := s.d.metrics()
-	reported, _ := metricValue(body, "specwatch_journal_lost_entries_total", "")
+	body, _ := s.d.Metrics()
+	reported, _ := testharness.MetricValue(body, "specwatch_journal_lost_entries_total", "")
 	s.lostDecode += lost
 	s.lostReported += int64(reported)
-	logged := strings.Contains(tail(s.logPath, 20000), "were lost")
+	logged := strings.Contains(testharness.Tail(s.logPath, 20000), "were lost")
 	if int64(reported) < int64(lost) || !logged {
 		s.t.Errorf("vacuum-unread: %d decode lines vanished unread; specwatch reported %v entries lost, in the log: %v", lost, reported, logged)
 	}
@@ -147,8 +149,8 @@ func (s *soak) faultStateFull() string {
 // waits until the cursor is saved again; it reports how many saves failed.
 func (s *soak) stateFault(what string, breakIt, heal func()) string {
 	failures := func() float64 {
-		body, _ := s.d.metrics()
-		v, _ := metricValue(body, "specwatch_cursor_save_failures_total", "")
+		body, _ := s.d.Metrics()
+		v, _ := testharness.MetricValue(body, "specwatch_cursor_save_failures_total", "")
 		return v
 	}
 	before := failures()
@@ -156,10 +158,10 @@ func (s *soak) stateFault(what string, breakIt, heal func()) string {
 	s.sleepRandom(1500*time.Millisecond, 5*time.Second)
 	s.waitFor("a failed cursor save", func(string) bool { return failures() > before })
 	during := failures() - before
-	old := s.d.cursor()
+	old := s.d.Cursor()
 	heal()
 	healed := time.Now()
-	s.waitFor("the cursor saved again", func(string) bool { return s.d.cursor() != old })
+	s.waitFor("the cursor saved again", func(string) bool { return s.d.Cursor() != old })
 	return fmt.Sprintf("state dir %s: %v cursor saves failed; saved again %s after it was fixed", what, during, time.Since(healed).Round(10*time.Millisecond))
 }
 
@@ -187,8 +189,8 @@ func (s *soak) faultScrapeStorm() string {
 				path = "/api/v1/report"
 			}
 			for time.Now().Before(stop) {
-				upBefore := s.d.up.Load()
-				resp, err := c.Get("http://" + s.d.addr + path)
+				upBefore := s.d.Up()
+				resp, err := c.Get("http://" + s.d.Addr() + path)
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
@@ -198,7 +200,7 @@ func (s *soak) faultScrapeStorm() string {
 					st.ok.Add(1)
 				case err == nil && resp.StatusCode == http.StatusServiceUnavailable && path == "/metrics":
 					st.shed.Add(1) // web.MaxScrapesInFlight: excess scrapes are refused, not queued
-				case !upBefore || !s.d.up.Load():
+				case !upBefore || !s.d.Up():
 					st.restarting.Add(1)
 				default:
 					if st.failed.Add(1) == 1 {

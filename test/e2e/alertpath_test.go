@@ -1,4 +1,4 @@
-package deploy
+package e2e
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // TestAlertPathMini drives the shipped alert rules through a real Prometheus and Alertmanager
@@ -21,8 +23,8 @@ func TestAlertPathMini(t *testing.T) {
 		t.Skip("runs Prometheus and Alertmanager for about 40 s")
 	}
 	t.Parallel()
-	needTool(t, "prometheus", "prometheus")
-	needTool(t, "prometheus-alertmanager", "prometheus-alertmanager")
+	testharness.NeedTool(t, "prometheus", "prometheus")
+	testharness.NeedTool(t, "prometheus-alertmanager", "prometheus-alertmanager")
 
 	var active atomic.Int32
 	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -42,28 +44,28 @@ func TestAlertPathMini(t *testing.T) {
 	}))
 	defer metrics.Close()
 
-	hook := StartWebhook(t)
-	am := StartAlertmanager(t, AlertmanagerOptions{
+	hook := testharness.StartWebhook(t)
+	am := testharness.StartAlertmanager(t, testharness.AlertmanagerOptions{
 		WebhookURL: hook.URL, GroupWait: time.Second, GroupInterval: time.Second,
 	})
-	prom := StartPrometheus(t, PrometheusOptions{
+	prom := testharness.StartPrometheus(t, testharness.PrometheusOptions{
 		Targets:        []string{strings.TrimPrefix(metrics.URL, "http://")},
-		RuleFiles:      ruleFiles(t),
+		RuleFiles:      testharness.RuleFiles(t),
 		ScrapeInterval: time.Second, EvalInterval: time.Second,
 		Alertmanager: am.URL,
 	})
 
 	// Baseline: the target is scraped and the anomaly is 0.
 	deadline := time.Now().Add(30 * time.Second)
-	for len(PromQuery(t, prom.URL, `specwatch_anomaly_active{kind="commit_len_stuck"} == 0`)) == 0 {
+	for len(testharness.PromQuery(t, prom.URL, `specwatch_anomaly_active{kind="commit_len_stuck"} == 0`)) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("Prometheus at %s has not scraped %s", prom.URL, metrics.URL)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	isStuck := func(status string) func(WebhookAlert) bool {
-		return func(a WebhookAlert) bool {
+	isStuck := func(status string) func(testharness.WebhookAlert) bool {
+		return func(a testharness.WebhookAlert) bool {
 			return a.Status == status && a.Labels["alertname"] == "SpecDecCommitLenStuck"
 		}
 	}

@@ -1,4 +1,6 @@
-package deploy
+//go:build linux
+
+package testharness
 
 // Test helpers that run a real Prometheus and Alertmanager (Debian's prometheus and
 // prometheus-alertmanager packages) on loopback, with a webhook receiver in the test process.
@@ -49,7 +51,7 @@ type PrometheusOptions struct {
 // StartPrometheus starts Prometheus on a free loopback port and returns once it is ready.
 func StartPrometheus(t testing.TB, o PrometheusOptions) *Server {
 	t.Helper()
-	bin := needTool(t, "prometheus", "prometheus")
+	bin := NeedTool(t, "prometheus", "prometheus")
 	if o.Job == "" {
 		o.Job = "specwatch"
 	}
@@ -63,7 +65,7 @@ func StartPrometheus(t testing.TB, o PrometheusOptions) *Server {
 	var rules []string
 	for i, f := range o.RuleFiles {
 		dst := filepath.Join(dir, fmt.Sprintf("rules-%d-%s", i, filepath.Base(f)))
-		if err := copyRulesWithInterval(f, dst, o.EvalInterval); err != nil {
+		if err := CopyRulesWithInterval(f, dst, o.EvalInterval); err != nil {
 			t.Fatal(err)
 		}
 		rules = append(rules, dst)
@@ -87,8 +89,8 @@ func StartPrometheus(t testing.TB, o PrometheusOptions) *Server {
 		}}}
 	}
 	conf := writeYAML(t, filepath.Join(dir, "prometheus.yml"), cfg)
-	addr := freeAddr(t)
-	return startServer(t, "prometheus", dir, addr, bin,
+	addr := FreeAddr(t)
+	return StartServer(t, "prometheus", dir, addr, bin,
 		"--config.file="+conf,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr,
@@ -109,7 +111,7 @@ type AlertmanagerOptions struct {
 // StartAlertmanager starts Alertmanager (clustering off) on a free loopback port.
 func StartAlertmanager(t testing.TB, o AlertmanagerOptions) *Server {
 	t.Helper()
-	bin := needTool(t, "prometheus-alertmanager", "prometheus-alertmanager")
+	bin := NeedTool(t, "prometheus-alertmanager", "prometheus-alertmanager")
 	if o.GroupBy == nil {
 		o.GroupBy = []string{"alertname", "host", "unit", "rank"}
 	}
@@ -138,8 +140,8 @@ func StartAlertmanager(t testing.TB, o AlertmanagerOptions) *Server {
 			}},
 		}},
 	})
-	addr := freeAddr(t)
-	return startServer(t, "alertmanager", dir, addr, bin,
+	addr := FreeAddr(t)
+	return StartServer(t, "alertmanager", dir, addr, bin,
 		"--config.file="+conf,
 		"--storage.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr,
@@ -148,9 +150,9 @@ func StartAlertmanager(t testing.TB, o AlertmanagerOptions) *Server {
 	)
 }
 
-// startServer runs bin in its own process group (killed with the test binary if that dies),
+// StartServer runs bin in its own process group (killed with the test binary if that dies),
 // logs to dir/log.txt, waits for /-/ready and registers the stop.
-func startServer(t testing.TB, name, dir, addr, bin string, args ...string) *Server {
+func StartServer(t testing.TB, name, dir, addr, bin string, args ...string) *Server {
 	t.Helper()
 	logPath := filepath.Join(dir, "log.txt")
 	logFile, err := os.Create(logPath)
@@ -218,8 +220,8 @@ func startServer(t testing.TB, name, dir, addr, bin string, args ...string) *Ser
 	}
 }
 
-// copyRulesWithInterval writes src to dst with every group's interval set to d.
-func copyRulesWithInterval(src, dst string, d time.Duration) error {
+// CopyRulesWithInterval writes src to dst with every group's interval set to d.
+func CopyRulesWithInterval(src, dst string, d time.Duration) error {
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return err
@@ -253,8 +255,8 @@ func writeYAML(t testing.TB, path string, v any) string {
 	return path
 }
 
-// freeAddr returns a loopback address with a port free right now.
-func freeAddr(t testing.TB) string {
+// FreeAddr returns a loopback address with a port free right now.
+func FreeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -351,19 +353,19 @@ func (w *Webhook) WaitFor(since time.Time, timeout time.Duration, match func(Web
 }
 
 // PromQuery runs an instant query against base's /api/v1/query and fails the test on any
-// error; see queryProm.
+// error; see QueryProm.
 func PromQuery(t testing.TB, base, expr string) []PromSample {
 	t.Helper()
-	out, err := queryProm(base, expr)
+	out, err := QueryProm(base, expr)
 	if err != nil {
 		t.Fatalf("query %s: %v", expr, err)
 	}
 	return out
 }
 
-// queryProm runs an instant query against a Prometheus-compatible API (Prometheus,
+// QueryProm runs an instant query against a Prometheus-compatible API (Prometheus,
 // VictoriaMetrics): a vector's samples, or one sample without labels for a scalar or a string.
-func queryProm(base, expr string) ([]PromSample, error) {
+func QueryProm(base, expr string) ([]PromSample, error) {
 	c := http.Client{Timeout: 10 * time.Second}
 	resp, err := c.Get(strings.TrimRight(base, "/") + "/api/v1/query?query=" + url.QueryEscape(expr))
 	if err != nil {

@@ -1,10 +1,12 @@
-package deploy
+package soak
 
 import (
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // soakVM is a real VictoriaMetrics receiving specwatch's push, stopped and started again on
@@ -13,7 +15,7 @@ type soakVM struct {
 	t        *testing.T
 	bin, dir string
 	addr     string
-	srv      *Server
+	srv      *testharness.Server
 	next     int       // index of the next outage in cfg.vmDown
 	downAt   time.Time // zero while up
 	upAt     time.Time
@@ -28,14 +30,14 @@ type vmOutage struct {
 }
 
 func startSoakVM(t *testing.T) *soakVM {
-	v := &soakVM{t: t, bin: needTool(t, "victoria-metrics", "victoria-metrics"), dir: t.TempDir(), addr: freeAddr(t)}
+	v := &soakVM{t: t, bin: testharness.NeedTool(t, "victoria-metrics", "victoria-metrics"), dir: t.TempDir(), addr: testharness.FreeAddr(t)}
 	v.start()
 	v.upAt = time.Now()
 	return v
 }
 
 func (v *soakVM) start() {
-	v.srv = startServer(v.t, "victoria-metrics", v.dir, v.addr, v.bin, "-httpListenAddr="+v.addr,
+	v.srv = testharness.StartServer(v.t, "victoria-metrics", v.dir, v.addr, v.bin, "-httpListenAddr="+v.addr,
 		"-storageDataPath="+filepath.Join(v.dir, "data"), "-search.latencyOffset=0s", "-search.disableCache")
 }
 
@@ -79,7 +81,7 @@ func (v *soakVM) step(s *soak) {
 // latestSample is the Unix time of the newest pushed specwatch_lines_total sample (0: none, or
 // VictoriaMetrics not answering yet).
 func (v *soakVM) latestSample() int64 {
-	res, err := queryProm("http://"+v.addr, `max(timestamp(specwatch_lines_total{job="specwatch-soak",result="matched"}))`)
+	res, err := testharness.QueryProm("http://"+v.addr, `max(timestamp(specwatch_lines_total{job="specwatch-soak",result="matched"}))`)
 	if err != nil || len(res) == 0 {
 		return 0
 	}
@@ -88,8 +90,8 @@ func (v *soakVM) latestSample() int64 {
 
 // pushFailures is the running incarnation's specwatch_push_failures_total.
 func (s *soak) pushFailures() float64 {
-	body, _ := s.d.metrics()
-	v, _ := metricValue(body, "specwatch_push_failures_total", "")
+	body, _ := s.d.Metrics()
+	v, _ := testharness.MetricValue(body, "specwatch_push_failures_total", "")
 	return v
 }
 

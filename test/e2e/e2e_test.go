@@ -1,4 +1,4 @@
-package deploy
+package e2e
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -80,7 +81,7 @@ func (s *stream) close() {
 // startDaemon runs `specwatch run` on the journal and returns its listen address.
 func startDaemon(t *testing.T, j *testjournal.Journal, extra ...string) string {
 	t.Helper()
-	bin := buildSpecwatch(t)
+	bin := testharness.BuildSpecwatch(t)
 	args := []string{"run", "--journal-dir", j.Dir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json"}
 	if ok, _ := j.UnitsSupported(); ok {
 		args = append(args, "--unit", e2eUnit)
@@ -115,14 +116,14 @@ func startDaemon(t *testing.T, j *testjournal.Journal, extra ...string) string {
 // runStuckScenario writes 30 s of healthy lines, then stuck lines until the webhook reports the
 // alert firing, then healthy lines until it reports it resolved. It returns the delay from the
 // first stuck line to the firing notification.
-func runStuckScenario(t *testing.T, j *testjournal.Journal, hook *Webhook) time.Duration {
+func runStuckScenario(t *testing.T, j *testjournal.Journal, hook *testharness.Webhook) time.Duration {
 	t.Helper()
 	s := startStream(t, j)
 	time.Sleep(30 * time.Second) // a healthy baseline, in real time: the rules and the model see it so
 	s.stuck.Store(true)
 	since := time.Now()
-	match := func(state string) func(WebhookAlert) bool {
-		return func(a WebhookAlert) bool {
+	match := func(state string) func(testharness.WebhookAlert) bool {
+		return func(a testharness.WebhookAlert) bool {
 			return a.Labels["alertname"] == "SpecDecCommitLenStuck" && a.Status == state
 		}
 	}
@@ -154,14 +155,14 @@ func TestAlertPathPrometheus(t *testing.T) {
 	t.Parallel()
 	j := testjournal.Start(t)
 	addr := startDaemon(t, j)
-	hook := StartWebhook(t)
-	am := StartAlertmanager(t, AlertmanagerOptions{WebhookURL: hook.URL, GroupInterval: 15 * time.Second})
-	prom := StartPrometheus(t, PrometheusOptions{Targets: []string{addr}, RuleFiles: ruleFiles(t), Alertmanager: am.URL})
+	hook := testharness.StartWebhook(t)
+	am := testharness.StartAlertmanager(t, testharness.AlertmanagerOptions{WebhookURL: hook.URL, GroupInterval: 15 * time.Second})
+	prom := testharness.StartPrometheus(t, testharness.PrometheusOptions{Targets: []string{addr}, RuleFiles: testharness.RuleFiles(t), Alertmanager: am.URL})
 	if d := runStuckScenario(t, j, hook); d > 150*time.Second {
 		t.Errorf("stuck drafter → webhook took %s, target ≤ 150 s", d)
 	}
 	// Every dashboard query must parse and return data from this Prometheus.
-	CheckDashboardQueries(t, prom.URL, 30*time.Second)
+	testharness.CheckDashboardQueries(t, prom.URL, 30*time.Second)
 }
 
 func TestAlertPathVictoriaMetrics(t *testing.T) {
@@ -169,27 +170,27 @@ func TestAlertPathVictoriaMetrics(t *testing.T) {
 		t.Skip("runs the whole alert path in real time for about 3 minutes")
 	}
 	t.Parallel()
-	vmBin := needTool(t, "victoria-metrics", "victoria-metrics")
-	vmalertBin := needTool(t, "vmalert", "victoria-metrics")
+	vmBin := testharness.NeedTool(t, "victoria-metrics", "victoria-metrics")
+	vmalertBin := testharness.NeedTool(t, "vmalert", "victoria-metrics")
 	vmDir := t.TempDir()
-	vmAddr := freeAddr(t)
-	vm := startServer(t, "victoria-metrics", vmDir, vmAddr, vmBin, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(vmDir, "data"),
+	vmAddr := testharness.FreeAddr(t)
+	vm := testharness.StartServer(t, "victoria-metrics", vmDir, vmAddr, vmBin, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(vmDir, "data"),
 		"-search.latencyOffset=1s", "-search.disableCache")
 	j := testjournal.Start(t)
 	startDaemon(t, j, "--push-url", vm.URL+"/api/v1/import/prometheus", "--push-interval", "15s", "--push-label", "job=specwatch")
-	hook := StartWebhook(t)
-	am := StartAlertmanager(t, AlertmanagerOptions{WebhookURL: hook.URL, GroupInterval: 15 * time.Second})
+	hook := testharness.StartWebhook(t)
+	am := testharness.StartAlertmanager(t, testharness.AlertmanagerOptions{WebhookURL: hook.URL, GroupInterval: 15 * time.Second})
 	rulesDir := t.TempDir()
 	var ruleArgs []string
-	for i, f := range ruleFiles(t) {
+	for i, f := range testharness.RuleFiles(t) {
 		dst := filepath.Join(rulesDir, fmt.Sprintf("%d-%s", i, filepath.Base(f)))
-		if err := copyRulesWithInterval(f, dst, 15*time.Second); err != nil {
+		if err := testharness.CopyRulesWithInterval(f, dst, 15*time.Second); err != nil {
 			t.Fatal(err)
 		}
 		ruleArgs = append(ruleArgs, "-rule="+dst)
 	}
-	vaAddr := freeAddr(t)
-	startServer(t, "vmalert", t.TempDir(), vaAddr, vmalertBin, append(ruleArgs,
+	vaAddr := testharness.FreeAddr(t)
+	testharness.StartServer(t, "vmalert", t.TempDir(), vaAddr, vmalertBin, append(ruleArgs,
 		"-datasource.url="+vm.URL, "-remoteWrite.url="+vm.URL, "-notifier.url="+am.URL, "-httpListenAddr="+vaAddr, "-evaluationInterval=15s")...)
 	if d := runStuckScenario(t, j, hook); d > 150*time.Second {
 		t.Errorf("stuck drafter → webhook through VictoriaMetrics took %s, target ≤ 150 s", d)

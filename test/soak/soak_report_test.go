@@ -1,9 +1,11 @@
-package deploy
+package soak
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // writeReport renders the soak's account as Markdown: the totals, one row per fault, the
@@ -160,8 +162,8 @@ func (s *soak) goroutines(inc int) string {
 // promUp is the share of Prometheus's scrapes of specwatch that succeeded during the soak.
 func (s *soak) promUp() string {
 	w := fmt.Sprintf("[%ds]", int(time.Since(s.started).Seconds()))
-	ok := PromQuery(s.t, s.prom.URL, "sum_over_time(up"+w+")")
-	all := PromQuery(s.t, s.prom.URL, "count_over_time(up"+w+")")
+	ok := testharness.PromQuery(s.t, s.prom.URL, "sum_over_time(up"+w+")")
+	all := testharness.PromQuery(s.t, s.prom.URL, "count_over_time(up"+w+")")
 	if len(ok) == 0 || len(all) == 0 {
 		return "no data"
 	}

@@ -1,4 +1,4 @@
-package deploy
+package privilege
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
@@ -196,13 +197,13 @@ func (l *lockedBuffer) String() string {
 // private journal, with test-only overrides for the journal, the match and the listen address.
 func startSandboxed(t *testing.T, sb sandbox, j *testjournal.Journal, varlog string, match ...string) *sandboxed {
 	t.Helper()
-	unshare := needTool(t, "unshare", "util-linux")
-	setpriv := needTool(t, "setpriv", "util-linux")
-	needTool(t, "findmnt", "util-linux")
+	unshare := testharness.NeedTool(t, "unshare", "util-linux")
+	setpriv := testharness.NeedTool(t, "setpriv", "util-linux")
+	testharness.NeedTool(t, "findmnt", "util-linux")
 	if os.Geteuid() != 0 {
 		t.Skip("SKIP: building the sandbox (mount namespace, setresuid) needs root")
 	}
-	bin := buildSpecwatch(t)
+	bin := testharness.BuildSpecwatch(t)
 	root := t.TempDir()
 	layer := func(name, like string) string {
 		d := filepath.Join(root, name)
@@ -228,7 +229,7 @@ func startSandboxed(t *testing.T, sb sandbox, j *testjournal.Journal, varlog str
 		t.Fatal(err)
 	}
 	os.Chmod(cfgDir, sb.configMode)
-	cfg, err := os.ReadFile(deployPath(t, "specwatch.yaml"))
+	cfg, err := os.ReadFile(testharness.DeployPath(t, "specwatch.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ done
 // procStatus reads /proc/<pid>/status into key → value.
 func procStatus(t *testing.T, pid int) map[string]string {
 	t.Helper()
-	m, err := readProcStatus(pid)
+	m, err := testharness.ReadProcStatus(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
