@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark: specwatch vs mtail and journalctl on the same 1M-record sim.Mixed
-# corpus (text file and real journal file). Usage, from anywhere:
+# Side-by-side benchmark: specwatch vs mtail and journalctl on two 1M-record corpora: sim.Mixed
+# (four engines on four hosts, journalctl -o short, also as a real journal file) and sim.Chatty
+# (one SGLang unit among its own chatter, journalctl -o short-iso, text only). Usage, from anywhere:
 #
-#   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 LIVE=1 LIVE_RUNS=3 LIVE_CONFIGS="default sdjournal sdjournal-notrim" BENCH_DIR=/tmp/specwatch-bench
+#   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 JOURNAL=1 LIVE=1 LIVE_RUNS=3 LIVE_CONFIGS="default sdjournal sdjournal-notrim" BENCH_DIR=/tmp/specwatch-bench
+#   LIVE=0 JOURNAL=0 bench/run.sh   # the two text corpora only
 #
-# Everything it builds, downloads or generates lives in $BENCH_DIR (the corpus is cached there).
+# Everything it builds, downloads or generates lives in $BENCH_DIR (the corpora are cached there).
 # It first checks that specwatch and mtail agree (samples and last commit length per series)
 # and refuses to time anything if they do not. Prints a markdown table (also saved to
 # $BENCH_DIR/results.md).
@@ -30,7 +32,7 @@ go build -o "$SW" ./cmd/specwatch
 PROGS=$ROOT/bench/mtail
 MT="$MTAIL --one_shot --one_shot_format=prometheus --progs $PROGS --logtostderr"
 
-# --- corpus (cached) ---------------------------------------------------------------------------
+# --- corpora (cached) -------------------------------------------------------------------------
 C=$W/corpus-$LINES
 if [ ! -f "$C/summary.txt" ]; then
 	go run ./bench/cmd/corpus -lines "$LINES" -out "$C"
@@ -42,18 +44,35 @@ TXT=$C/mixed.log
 JD=$C/journal
 NUNIT=$(cat "$C/unit-entries")
 NTXT=$(wc -l < "$TXT")
+C2=$W/chatty-$LINES
+[ -f "$C2/summary.txt" ] || go run ./bench/cmd/corpus -preset chatty -lines "$LINES" -out "$C2"
+TXT2=$C2/chatty.log
+NTXT2=$(wc -l < "$TXT2")
+# The chatty corpus holds SGLang lines only: mtail runs what a user of such units would write,
+# the SGLang part of the program (all of it would cost mtail a fifth more there).
+MTS=$W/mtail-sglang.mtail
+sed '/^# --- other engines/,$d' "$PROGS/specwatch.mtail" > "$MTS"
+MT2="$MTAIL --one_shot --one_shot_format=prometheus --progs $MTS --logtostderr"
 
 REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$ROOT" diff --quiet HEAD -- . ':!bench' 2>/dev/null || REV="$REV+dirty"
 
 # TEXT=0 skips the text and journal parts (agreement and timing): the live part alone.
+# JOURNAL=0 skips the journal's agreement and timing: the two text corpora alone.
+JOURNAL=${JOURNAL:-1}
 if [ "${TEXT:-1}" = 1 ]; then
 # --- agreement before any timing ---------------------------------------------------------------
-echo "## Agreement: text file ($NTXT lines)"
+echo "## Agreement: text file, mixed ($NTXT lines)"
 "$SW" analyze --format json "$TXT" > "$W/agree-sw.json"
 $MT --logs "$TXT" > "$W/agree-mt.prom" 2>/dev/null
 python3 "$ROOT/bench/compare.py" "$W/agree-sw.json" "$W/agree-mt.prom" | tee "$W/agree-text.md"
 echo
+echo "## Agreement: text file, chatty ($NTXT2 lines; mtail runs the SGLang part of its program)"
+"$SW" analyze --format json "$TXT2" > "$W/agree-sw2.json"
+$MT2 --logs "$TXT2" > "$W/agree-mt2.prom" 2>/dev/null
+python3 "$ROOT/bench/compare.py" "$W/agree-sw2.json" "$W/agree-mt2.prom" | tee "$W/agree-chatty.md"
+echo
+if [ "$JOURNAL" = 1 ]; then
 echo "## Agreement: journal, -u $UNIT ($NUNIT entries; mtail reads journalctl -o cat, which has no host)"
 # mtail rc50 --one_shot never sees EOF on a pipe (--logs /dev/stdin keeps polling until killed),
 # so "journalctl | mtail" goes through a file: journalctl -o cat > $W/unit.txt && mtail --logs it.
@@ -62,6 +81,7 @@ journalctl -D "$JD" -u $UNIT -o cat > "$W/unit.txt"
 $MT --logs "$W/unit.txt" > "$W/agree-mtj.prom" 2>/dev/null
 python3 "$ROOT/bench/compare.py" "$W/agree-swj.json" "$W/agree-mtj.prom" --ignore-host | tee "$W/agree-journal.md"
 echo
+fi
 
 # --- timing ------------------------------------------------------------------------------------
 R=$W/runs.tsv
@@ -73,29 +93,34 @@ measure() { # group name command...
 	printf '%s\t%s\t%s\t%s\n' "$g" "$n" "$(tail -1 "$t" | tr ' ' '\t')" "$cmd" >> "$R"
 	rm -f "$t"
 }
-declare -a TN TC JN JC
+declare -a TN TC T2C JN JC
 # grep writes to a file: GNU grep stops at the first match when its output is /dev/null
 TN=(specwatch mtail grep)
 TC=("exec $SW analyze --format json $TXT"
 	"exec $MT --logs $TXT 2>/dev/null"
 	"grep -c 'Decode batch' $TXT > $W/grep.count")
+T2C=("exec $SW analyze --format json $TXT2"
+	"exec $MT2 --logs $TXT2 2>/dev/null"
+	"grep -c 'Decode batch' $TXT2 > $W/grep.count")
 JN=(specwatch "journalctl -o cat" "journalctl -o cat > file; mtail file")
 JC=("exec $SW analyze --journal-dir $JD --unit $UNIT --format json"
 	"exec journalctl -D $JD -u $UNIT -o cat"
 	"journalctl -D $JD -u $UNIT -o cat > $W/unit.txt && exec $MT --logs $W/unit.txt 2>/dev/null")
 # warm the page cache once, then alternate the tools run by run
-cat "$TXT" "$JD"/*.journal > /dev/null
+cat "$TXT" "$TXT2" > /dev/null
+[ "$JOURNAL" = 0 ] || cat "$JD"/*.journal > /dev/null
 for ((i = 1; i <= RUNS; i++)); do
 	echo "run $i/$RUNS" >&2
 	for j in 0 1 2; do measure text "${TN[$j]}" "${TC[$j]}"; done
-	for j in 0 1 2; do measure journal "${JN[$j]}" "${JC[$j]}"; done
+	for j in 0 1 2; do measure chatty "${TN[$j]}" "${T2C[$j]}"; done
+	[ "$JOURNAL" = 0 ] || for j in 0 1 2; do measure journal "${JN[$j]}" "${JC[$j]}"; done
 done
 
 # --- report ------------------------------------------------------------------------------------
-python3 - "$R" "$NTXT" "$NUNIT" > "$W/results.md" <<PY
+python3 - "$R" "$NTXT" "$NTXT2" "$NUNIT" > "$W/results.md" <<PY
 import sys, statistics as st
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])]
-ntxt, nunit = int(sys.argv[2]), int(sys.argv[3])
+ntxt, ntxt2, nunit = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 med = {}
 for g, n, e, u, s, m, cmd in rows:
     d = med.setdefault((g, n), {'e': [], 'c': [], 'm': [], 'cmd': cmd})
@@ -107,29 +132,38 @@ print('Medians of $RUNS alternated runs; CPU = user + sys of the whole command (
 print('peak RSS = largest single process (GNU time %M).\n')
 print('| input | tool | wall s | lines/s | CPU s | CPU µs/line | peak RSS MB | runs (wall s) |')
 print('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |')
-for g, n_in, label in (('text', ntxt, 'text, %d lines' % ntxt), ('journal', nunit, 'journal, -u $UNIT (%d entries)' % nunit)):
+groups = (('text', ntxt, 'text, mixed, %d lines' % ntxt), ('chatty', ntxt2, 'text, chatty, %d lines' % ntxt2),
+          ('journal', nunit, 'journal, -u $UNIT (%d entries)' % nunit))
+for g, n_in, label in groups:
     for (gg, n), d in med.items():
         if gg != g: continue
         e, c, m = st.median(d['e']), st.median(d['c']), st.median(d['m'])
         d['lps'] = n_in / e if e > 0 else float('inf')
+        d['cpl'] = c / n_in * 1e6
         print('| %s | %s | %.2f | %s | %.2f | %.3f | %.1f | %s |' % (label, n.replace('|', '\\\\|'), e,
-              '{:,.0f}'.format(d['lps']), c, c / n_in * 1e6, m / 1024, ' '.join('%.2f' % x for x in d['e'])))
+              '{:,.0f}'.format(d['lps']), c, d['cpl'], m / 1024, ' '.join('%.2f' % x for x in d['e'])))
 print('\nCommands:\n')
 for (g, n), d in med.items():
     print('- %s / %s: \`%s\`' % (g, n, d['cmd'].replace('exec ', '')))
-t = {k: v for k, v in med.items()}
-sw, mt = t[('text', 'specwatch')], t[('text', 'mtail')]
-js, jc = t[('journal', 'specwatch')], t[('journal', 'journalctl -o cat')]
-swc = st.median(sw['c']) / ntxt * 1e6
+t = med
+yes = lambda ok: 'yes' if ok else '**no**'
 print('\n| target | measured | met |')
 print('| --- | --- | --- |')
-r = sw['lps'] / mt['lps']
-print('| text: ≥ 20× mtail lines/s | %.1f× | %s |' % (r, 'yes' if r >= 20 else '**no**'))
-print('| text: CPU ≤ 0.3 µs/line (model and report included) | %.3f µs | %s |' % (swc, 'yes' if swc <= 0.3 else '**no**'))
-r = js['lps'] / jc['lps']
-print('| journal: ≥ 1.3× entries/s of journalctl -o cat | %.2f× | %s |' % (r, 'yes' if r >= 1.3 else '**no**'))
-a, b = st.median(sw['m']) / 1024, st.median(mt['m']) / 1024
-print('| text: peak RSS ≤ mtail | %.1f MB vs %.1f MB | %s |' % (a, b, 'yes' if a <= b else '**no**'))
+for g, name, agree in (('text', 'text, mixed', 'agree-text.md'), ('chatty', 'text, chatty', 'agree-chatty.md')):
+    sw, mt = t[(g, 'specwatch')], t[(g, 'mtail')]
+    r = sw['lps'] / mt['lps']
+    print('| %s: ≥ 20× mtail lines/s | %.1f× | %s |' % (name, r, yes(r >= 20)))
+    r = mt['cpl'] / sw['cpl'] if sw['cpl'] > 0 else float('inf')
+    print('| %s: ≥ 20× less CPU than mtail | %.1f× | %s |' % (name, r, yes(r >= 20)))
+    print('| %s: CPU ≤ 0.3 µs/line (model and report included) | %.3f µs | %s |' % (name, sw['cpl'], yes(sw['cpl'] <= 0.3)))
+    a, b = st.median(sw['m']) / 1024, st.median(mt['m']) / 1024
+    print('| %s: peak RSS ≤ mtail | %.1f MB vs %.1f MB | %s |' % (name, a, b, yes(a <= b)))
+    ok = 'agreement: OK' in open('$W/' + agree).read()
+    print('| %s: same samples and last commit length per series as mtail | %s | %s |' % (name, 'agree' if ok else 'differ', yes(ok)))
+if ('journal', 'specwatch') in t:
+    js, jc = t[('journal', 'specwatch')], t[('journal', 'journalctl -o cat')]
+    r = js['lps'] / jc['lps']
+    print('| journal: ≥ 1.3× entries/s of journalctl -o cat | %.2f× | %s |' % (r, yes(r >= 1.3)))
 PY
 else
 	[ -s "$W/unit.txt" ] || journalctl -D "$JD" -u $UNIT -o cat > "$W/unit.txt"

@@ -30,18 +30,19 @@ func Generate(s Scenario, w io.Writer, truth func(Truth)) (Summary, error) {
 
 // generator merges the ranks' lines and the noise by receive time and writes them.
 type generator struct {
-	sc     *Scenario
-	loc    *time.Location
-	ranks  []*rankSim
-	heap   itemHeap
-	seq    uint64
-	bw     *bufio.Writer
-	err    error
-	tp     transport
-	truth  func(Truth)
-	nrng   *rand.Rand // noise choices
-	ratio  float64    // noise records owed per engine record
-	credit float64
+	sc      *Scenario
+	loc     *time.Location
+	ranks   []*rankSim
+	heap    itemHeap
+	seq     uint64
+	bw      *bufio.Writer
+	err     error
+	tp      transport
+	truth   func(Truth)
+	nrng    *rand.Rand         // noise choices
+	weights [numNoiseKinds]int // of the noise kinds
+	ratio   float64            // noise records owed per engine record
+	credit  float64
 
 	origins []origin   // per service
 	others  [][]origin // per service: other units on its host
@@ -60,6 +61,7 @@ func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
 		msg:  make([]byte, 0, 1024), line: make([]byte, 0, 4096),
 	}
 	g.ratio = sc.Noise / (1 - sc.Noise)
+	g.weights = sc.NoiseMix.weights()
 	ids := rand.New(rand.NewPCG(sc.Seed, 0x6a6f75726e616c))
 	g.tp = transport{f: sc.Format, loc: g.loc, seqnumID: hexID(ids),
 		num: make([]byte, 0, 64), fs: make([]field, 0, 16)}
@@ -159,7 +161,7 @@ func (g *generator) owe(rank int32, at int64) {
 	}
 	g.credit += g.ratio
 	for g.credit > 0 {
-		k := pickNoise(g.nrng, g.sc.Format)
+		k := pickNoise(g.nrng, g.sc.Format, &g.weights)
 		g.credit -= float64(noiseLines(k, g.ranks[rank].svc.Engine))
 		delay := (1 + g.nrng.Int64N(int64(2*time.Second)/1000)) * 1000
 		g.push(item{at: at + delay, rank: rank, noise: true, kind: k, pick: g.nrng.Uint32()})

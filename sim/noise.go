@@ -11,17 +11,21 @@ import (
 type noiseKind uint8
 
 const (
-	noiseAccess    noiseKind = iota // uvicorn / llama-server access log
-	noiseHealth                     // health probes
-	noiseChatter                    // the engine's own marker-free log lines
-	noiseNCCL                       // NCCL and CUDA start-up chatter
-	noiseWarning                    // a Python warning: the warning and its source line
-	noiseTraceback                  // a Python traceback, one line per record as stdout splits it
-	noiseOther                      // another unit on the host, or another compose service
+	noiseAccess       noiseKind = iota // uvicorn / llama-server access log
+	noiseHealth                        // health probes
+	noiseChatter                       // the engine's own marker-free log lines
+	noiseNCCL                          // NCCL and CUDA start-up chatter
+	noiseWarning                       // a Python warning: the warning and its source line
+	noiseTraceback                     // a Python traceback, one line per record as stdout splits it
+	noiseOther                         // another unit on the host, or another compose service
+	noiseServerAccess                  // SGLang's HTTP server: uvicorn access lines under its "[date time] " prefix
+	noiseToolParser                    // SGLang's function-call (tool) parser
 	numNoiseKinds
 )
 
-var noiseWeights = [numNoiseKinds]int{30, 12, 20, 8, 5, 3, 22}
+// noiseWeights is the default mix; NoiseMix replaces it. The kinds after noiseOther weigh
+// nothing by default, so that adding them left every other scenario's output as it was.
+var noiseWeights = [numNoiseKinds]int{30, 12, 20, 8, 5, 3, 22, 0, 0}
 
 // noiseLines is how many records a noise item writes.
 func noiseLines(k noiseKind, e Engine) int {
@@ -35,15 +39,15 @@ func noiseLines(k noiseKind, e Engine) int {
 }
 
 // pickNoise draws a noise kind; other units only appear where the format would show them.
-func pickNoise(rng *rand.Rand, f Format) noiseKind {
+func pickNoise(rng *rand.Rand, f Format, weights *[numNoiseKinds]int) noiseKind {
 	total := 0
-	for k, w := range noiseWeights {
+	for k, w := range weights {
 		if noiseKind(k) != noiseOther || f.journal() || f == FormatDocker || f == FormatDockerTimestamps {
 			total += w
 		}
 	}
 	x := rng.IntN(total)
-	for k, w := range noiseWeights {
+	for k, w := range weights {
 		if x < w {
 			return noiseKind(k)
 		}
@@ -172,6 +176,8 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 			return append(b, "srv    send_error: task id = 7, error: the request exceeds the available context size, try increasing it"...)
 		}
 		return append(b, traceback[i]...)
+	case noiseServerAccess, noiseToolParser:
+		return appendServerNoise(b, k, tm, port, pick)
 	}
 	if g.tp.f == FormatDocker || g.tp.f == FormatDockerTimestamps {
 		b = append(b, `10.0.0.5 - - [`...)

@@ -140,8 +140,30 @@ func Mixed(seed uint64, lines int) Scenario {
 	}
 }
 
+// Chatty is the second benchmark corpus: about lines records of one SGLang unit in journalctl
+// -o short-iso, as `journalctl -u sglang -o short-iso > file` gives a new user. Four DP ranks
+// kept busy write decode lines (about 30 % of the records) and a prefill line when requests are
+// admitted (about 10 %); the rest is the server's own chatter: uvicorn access lines under
+// SGLang's prefix, tracebacks and warnings, tool-parser complaints and scheduler chatter.
+func Chatty(seed uint64, lines int) Scenario {
+	return Scenario{
+		Name: "chatty", Seed: seed, Start: presetStart, Duration: 365 * 24 * time.Hour,
+		Format: FormatShortISO, Noise: 0.6, MaxLines: lines,
+		NoiseMix: NoiseMix{ServerAccess: 50, ToolParser: 20, Traceback: 4, Warning: 3, Chatter: 8},
+		Services: []Service{{
+			Host: "gpu07", Unit: "sglang.service", Engine: SGLang, PID: 48211,
+			Ranks: []string{"DP0 TP0", "DP1 TP1", "DP2 TP2", "DP3 TP3"},
+			Step:  StepModel{A: 0.030, B: 2e-6}, KVTokens: 400000,
+			Workload: Workload{Concurrency: 8, PromptMin: 200, PromptMax: 16000,
+				OutputMin: 1000, OutputMax: 8000},
+			Acceptance:   Acceptance{DraftLen: 7, Phases: textPhases(6.5, 4.2, 2.7)},
+			PrefillLines: true,
+		}},
+	}
+}
+
 // Preset returns a preset scenario by name: "context-growth", "healthy-day", "demo", or
-// "mixed" (100 000 lines).
+// "mixed" or "chatty" (100 000 lines).
 func Preset(name string, seed uint64) (Scenario, error) {
 	switch name {
 	case "context-growth":
@@ -152,6 +174,8 @@ func Preset(name string, seed uint64) (Scenario, error) {
 		return Demo(seed), nil
 	case "mixed":
 		return Mixed(seed, 100000), nil
+	case "chatty":
+		return Chatty(seed, 100000), nil
 	}
 	return Scenario{}, fmt.Errorf("sim: unknown preset %q", name)
 }

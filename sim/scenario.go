@@ -48,6 +48,8 @@ type Scenario struct {
 	// Noise is the fraction of written lines that are not engine lines (access logs, NCCL chatter,
 	// tracebacks, other units), in [0, 0.95].
 	Noise float64
+	// NoiseMix weighs the kinds of noise; the zero value is the default mix.
+	NoiseMix NoiseMix
 	// MaxLines stops the run after this many lines (records, for -o export); zero means no limit.
 	MaxLines int
 	Services []Service

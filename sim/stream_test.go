@@ -25,7 +25,7 @@ func digest(t testing.TB, s Scenario) [32]byte {
 // TestDeterminism: the same scenario gives byte-identical output, also when generated
 // concurrently (no shared state); another seed gives another stream.
 func TestDeterminism(t *testing.T) {
-	for _, s := range []Scenario{Mixed(7, 20000), Demo(7), ContextGrowth(7), zoo(FormatExport, 0.3)} {
+	for _, s := range []Scenario{Mixed(7, 20000), Chatty(7, 20000), Demo(7), ContextGrowth(7), zoo(FormatExport, 0.3)} {
 		want := digest(t, s)
 		var wg sync.WaitGroup
 		got := make([][32]byte, 4)

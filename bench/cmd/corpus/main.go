@@ -1,10 +1,14 @@
-// Command corpus writes the benchmark corpus of bench/run.sh: sim.Mixed as journalctl -o short
-// text, and the very same entries (same seed, same record stream, written as -o export) as a
-// real journal file built by systemd-journal-remote.
+// Command corpus writes a benchmark corpus of bench/run.sh.
 //
 //	go run ./bench/cmd/corpus -lines 1000000 -out /tmp/specwatch-bench/corpus
+//	go run ./bench/cmd/corpus -preset chatty -lines 1000000 -out /tmp/specwatch-bench/chatty
 //
-// writes OUT/mixed.log and OUT/journal/mixed*.journal (journal-remote rotates at its size limit), and OUT/summary.txt (records per kind).
+// The mixed preset (sim.Mixed, four engines on four hosts) is written as journalctl -o short
+// text, OUT/mixed.log, and the very same entries (same seed, same record stream, written as -o
+// export) as a real journal file built by systemd-journal-remote, OUT/journal/mixed*.journal
+// (journal-remote rotates at its size limit). The chatty preset (sim.Chatty, one SGLang unit
+// among its own chatter) is text only, journalctl -o short-iso: OUT/chatty.log. Both write
+// OUT/summary.txt (records per kind).
 package main
 
 import (
@@ -24,20 +28,39 @@ import (
 const journalRemote = "/lib/systemd/systemd-journal-remote"
 
 func main() {
+	preset := flag.String("preset", "mixed", "corpus: mixed (text and journal) or chatty (text)")
 	lines := flag.Int("lines", 1_000_000, "records to write")
 	seed := flag.Uint64("seed", 1, "simulator seed")
 	out := flag.String("out", "/tmp/specwatch-bench/corpus", "output directory")
 	flag.Parse()
-	// journal-remote rotates at its size limit even with --split-mode=none: start afresh.
-	os.RemoveAll(filepath.Join(*out, "journal"))
-	if err := os.MkdirAll(filepath.Join(*out, "journal"), 0o755); err != nil {
+	var sc sim.Scenario
+	switch *preset {
+	case "mixed":
+		sc = sim.Mixed(*seed, *lines)
+	case "chatty":
+		sc = sim.Chatty(*seed, *lines)
+	default:
+		log.Fatalf("unknown preset %q", *preset)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
+	sum := writeText(sc, filepath.Join(*out, sc.Name+".log"))
+	if *preset == "mixed" {
+		writeJournal(sc, filepath.Join(*out, "journal"), sum)
+	}
+	s := fmt.Sprintf("records %d\nengine %d\nnoise %d\nfirst %s\nlast %s\n", sum.Lines, sum.EngineLines,
+		sum.NoiseLines, sum.First.UTC().Format("2006-01-02T15:04:05Z"), sum.Last.UTC().Format("2006-01-02T15:04:05Z"))
+	if err := os.WriteFile(filepath.Join(*out, "summary.txt"), []byte(s), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(s)
+}
 
-	// (a) text, journalctl -o short (Mixed's default format).
-	sc := sim.Mixed(*seed, *lines)
-	txt := filepath.Join(*out, "mixed.log")
-	f, err := os.Create(txt + ".tmp")
+// writeText writes the scenario in its own format to path, through a temporary file so that
+// an interrupted run leaves no corpus behind that looks whole.
+func writeText(sc sim.Scenario, path string) sim.Summary {
+	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,14 +73,23 @@ func main() {
 		err = f.Close()
 	}
 	if err == nil {
-		err = os.Rename(txt+".tmp", txt)
+		err = os.Rename(path+".tmp", path)
 	}
 	if err != nil {
 		log.Fatal(err)
 	}
+	return sum
+}
 
-	// (b) the same scenario as export, piped into systemd-journal-remote.
-	jf := filepath.Join(*out, "journal", "mixed.journal")
+// writeJournal writes the same scenario as export, piped into systemd-journal-remote, and
+// checks that it holds as many records as the text.
+func writeJournal(sc sim.Scenario, dir string, sum sim.Summary) {
+	// journal-remote rotates at its size limit even with --split-mode=none: start afresh.
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	jf := filepath.Join(dir, sc.Name+".journal")
 	sc.Format = sim.FormatExport
 	cmd := exec.Command(journalRemote, "--output="+jf, "--split-mode=none", "--compress=no", "--seal=no", "-")
 	var stderr bytes.Buffer
@@ -84,10 +116,4 @@ func main() {
 	if jsum.Lines != sum.Lines || jsum.EngineLines != sum.EngineLines {
 		log.Fatalf("text and export differ: %d/%d vs %d/%d records", sum.Lines, sum.EngineLines, jsum.Lines, jsum.EngineLines)
 	}
-	s := fmt.Sprintf("records %d\nengine %d\nnoise %d\nfirst %s\nlast %s\n", sum.Lines, sum.EngineLines,
-		sum.NoiseLines, sum.First.UTC().Format("2006-01-02T15:04:05Z"), sum.Last.UTC().Format("2006-01-02T15:04:05Z"))
-	if err := os.WriteFile(filepath.Join(*out, "summary.txt"), []byte(s), 0o644); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Print(s)
 }
