@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -63,5 +64,17 @@ func TestRestartKeys(t *testing.T) {
 	cur.Timezone = "UTC"
 	if k, want := RestartKeys(old, cur), []string{"journal", "listen", "state_dir", "push.url", "push.interval", "push.labels", "log.format", "timezone"}; !reflect.DeepEqual(k, want) {
 		t.Errorf("restart keys %v, want %v", k, want)
+	}
+}
+
+// TestLoadRefusesFIFO: a FIFO as the config (no writer) is refused at once, not waited on: a
+// reload blocked on one ignored every later SIGHUP.
+func TestLoadRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "specwatch.yaml")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "FIFO") || !strings.Contains(err.Error(), p) {
+		t.Errorf("FIFO config: %v, want a refusal naming it", err)
 	}
 }

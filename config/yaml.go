@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/specwatch/specwatch/internal/readfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,18 +22,9 @@ import (
 // and hundreds of MiB on a 10 MiB one (a log or a binary given by mistake, /dev/zero).
 const maxConfigBytes = 1 << 20
 
-func readConfig(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err == nil && len(data) > maxConfigBytes {
-		err = fmt.Errorf("larger than %d KiB: not a specwatch config", maxConfigBytes>>10)
-	}
-	return data, err
-}
+// readConfig refuses what cannot be a config (a FIFO, a device, a directory, a file over the
+// bound) without blocking: a reload that hung on a FIFO ignored every later SIGHUP.
+func readConfig(path string) ([]byte, error) { return readfile.Regular(path, maxConfigBytes) }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 

@@ -226,3 +226,23 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 		return strings.Contains(p.logs(), `"level":"debug"`) && strings.Contains(p.logs(), `"unit":"vllm.service"`)
 	})
 }
+
+// TestRunRefusesALockedStateDir: a second daemon on the state directory of a running one
+// refuses to start, naming the first one's PID, and the first keeps running.
+func TestRunRefusesALockedStateDir(t *testing.T) {
+	dir, state := demoJournal(t), t.TempDir()
+	first := startRun(t, "--journal-dir", dir, "--state-dir", state)
+	eventually(t, "the first daemon ready", func() bool { return ready(first.url("/-/ready")) })
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "run", "--listen", "127.0.0.1:0", "--journal-dir", dir, "--state-dir", state).CombinedOutput()
+	want := fmt.Sprintf("in use by another specwatch (pid %d)", first.cmd.Process.Pid)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
+		t.Fatalf("second daemon: %v, output %q; want exit 1 naming %q", err, out, want)
+	}
+	if !ready(first.url("/-/ready")) {
+		t.Fatal("the first daemon stopped answering")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
+	"github.com/specwatch/specwatch/internal/statelock"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -52,10 +53,15 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state dir %s: %w", cfg.StateDir, err)
 	}
+	lock, err := statelock.Acquire(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	store := journal.NewCursorStore(cfg.StateDir)
 	cursor, err := store.Load()
 	if err != nil {
-		log.Warn().Err(err).Msg("cannot read the saved cursor; starting at the tail")
+		log.Warn().Err(err).Msg("cannot use the saved cursor; starting as a first start would (journal.since, else the tail)")
 		cursor = ""
 	}
 	d, err := newDaemon(cfg, log, true, "specwatch")

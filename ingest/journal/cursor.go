@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/readfile"
 )
 
 // CursorFile is the file name a CursorStore keeps its cursor in, inside its directory.
@@ -51,20 +53,50 @@ func NewCursorStore(dir string) *CursorStore {
 // Path is the cursor file.
 func (s *CursorStore) Path() string { return s.path }
 
-// Load returns the saved cursor; a missing file means no cursor yet ("", nil).
+// maxCursorBytes bounds the cursor file: libsystemd's cursors are about 150 bytes. A larger
+// file is not a cursor (10 MB of zeros once took the daemon to 263 MB and a 52 MB log line).
+const maxCursorBytes = 4096
+
+// Load returns the saved cursor; a missing file means no cursor yet ("", nil). A file that is
+// not a regular file, is over the bound, or does not hold a journal cursor is refused with an
+// error that quotes none of it: the path may be a symlink to any file on the host.
 func (s *CursorStore) Load() (string, error) {
-	b, err := os.ReadFile(s.path)
+	b, err := readfile.Regular(s.path, maxCursorBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("ingest: loading cursor: %w", err)
+		return "", fmt.Errorf("loading the journal cursor: %w", err)
 	}
 	c := bytes.TrimSpace(b)
+	if !ValidCursor(c) {
+		return "", fmt.Errorf("loading the journal cursor: %s does not hold a journal cursor (%d bytes)", s.path, len(b))
+	}
 	s.mu.Lock()
 	s.saved = append(s.saved[:0], c...)
 	s.mu.Unlock()
 	return string(c), nil
+}
+
+// ValidCursor reports whether c has the shape of a libsystemd cursor: ';'-separated k=v
+// pairs with keys among s, i, b, m, t, x and hexadecimal values, as sd_journal_get_cursor
+// writes them (the native reader writes the same).
+func ValidCursor(c []byte) bool {
+	if len(c) == 0 || len(c) > maxCursorBytes {
+		return false
+	}
+	for part := range bytes.SplitSeq(c, []byte{';'}) {
+		k, v, ok := bytes.Cut(part, []byte{'='})
+		if !ok || len(k) != 1 || !bytes.ContainsAny(k, "sibmtx") || len(v) == 0 {
+			return false
+		}
+		for _, ch := range v {
+			if !('0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'f' || 'A' <= ch && ch <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Save writes cursor durably now: a temporary file in the same directory, fsync, rename over

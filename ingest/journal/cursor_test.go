@@ -112,29 +112,29 @@ func flagsOf(o string) uintptr {
 func TestCursorStoreReadOnly(t *testing.T) {
 	inTmpfs(t, "size=1m", func(dir string, remount func(string)) {
 		s := NewCursorStore(dir)
-		if err := s.Save("c1"); err != nil {
+		if err := s.Save("s=c1"); err != nil {
 			t.Error(err)
 			return
 		}
 		remount("ro")
-		s.Mark([]byte("c2"))
+		s.Mark([]byte("s=c2"))
 		err := s.Flush()
 		if !errors.Is(err, syscall.EROFS) || !strings.Contains(err.Error(), s.Path()) {
 			t.Errorf("flush to a read-only fs: %v; want EROFS naming %s", err, s.Path())
 		}
-		s.Mark([]byte("c3")) // marks keep coming while the disk is unwritable
+		s.Mark([]byte("s=c3")) // marks keep coming while the disk is unwritable
 		if err := s.Flush(); err == nil || !s.Pending() || s.Err() == nil {
 			t.Errorf("second flush: %v, pending %v", err, s.Pending())
 		}
-		if c, _ := NewCursorStore(dir).Load(); c != "c1" {
+		if c, _ := NewCursorStore(dir).Load(); c != "s=c1" {
 			t.Errorf("file changed to %q on a read-only fs", c)
 		}
 		remount("rw")
 		if err := s.Flush(); err != nil || s.Pending() || s.Err() != nil {
 			t.Errorf("flush after remount rw: %v", err)
 		}
-		if c, _ := NewCursorStore(dir).Load(); c != "c3" {
-			t.Errorf("after recovery the file holds %q, want the latest mark c3", c)
+		if c, _ := NewCursorStore(dir).Load(); c != "s=c3" {
+			t.Errorf("after recovery the file holds %q, want the latest mark s=c3", c)
 		}
 	})
 }
@@ -144,7 +144,7 @@ func TestCursorStoreReadOnly(t *testing.T) {
 func TestCursorStoreDiskFull(t *testing.T) {
 	inTmpfs(t, "size=16k", func(dir string, _ func(string)) {
 		s := NewCursorStore(dir)
-		if err := s.Save("c1"); err != nil {
+		if err := s.Save("s=c1"); err != nil {
 			t.Error(err)
 			return
 		}
@@ -156,23 +156,62 @@ func TestCursorStoreDiskFull(t *testing.T) {
 			}
 		}
 		f.Close()
-		s.Mark([]byte("c2-" + strings.Repeat("x", 100)))
+		s.Mark([]byte("s=c2;i=" + strings.Repeat("f", 100)))
 		if err := s.Flush(); !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("flush to a full disk: %v, want ENOSPC", err)
 		}
-		if c, _ := NewCursorStore(dir).Load(); c != "c1" {
-			t.Errorf("file holds %q after a failed flush, want c1 intact", c)
+		if c, _ := NewCursorStore(dir).Load(); c != "s=c1" {
+			t.Errorf("file holds %q after a failed flush, want s=c1 intact", c)
 		}
 		os.Remove(filler)
 		if err := s.Flush(); err != nil {
 			t.Errorf("flush after freeing space: %v", err)
 		}
-		if c, _ := NewCursorStore(dir).Load(); !strings.HasPrefix(c, "c2-") {
-			t.Errorf("file holds %q, want the mark c2-…", c)
+		if c, _ := NewCursorStore(dir).Load(); !strings.HasPrefix(c, "s=c2;i=") {
+			t.Errorf("file holds %q, want the mark s=c2;i=…", c)
 		}
 		ents, _ := os.ReadDir(dir)
 		if len(ents) != 1 {
 			t.Errorf("temporary files left: %v", ents)
 		}
 	})
+}
+
+// TestCursorStoreHostileFile: what the cursor path may hold instead of a cursor — a large file
+// of zeros, a FIFO, a symlink to /dev/zero or to a system file, garbage — is refused at once
+// with an error naming the file and quoting none of it, never read whole.
+func TestCursorStoreHostileFile(t *testing.T) {
+	for name, make := range map[string]func(path string) error{
+		"10 MB of zeros": func(p string) error { return os.WriteFile(p, make([]byte, 10<<20), 0o600) },
+		"a FIFO":         func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"/dev/zero":      func(p string) error { return os.Symlink("/dev/zero", p) },
+		"a system file":  func(p string) error { return os.Symlink("/etc/passwd", p) },
+		"garbage":        func(p string) error { return os.WriteFile(p, []byte("s=1;secret=hunter2;"+strings.Repeat("y", 200)), 0o600) },
+		"a directory":    func(p string) error { return os.Mkdir(p, 0o700) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := NewCursorStore(dir)
+			if err := make(s.Path()); err != nil {
+				t.Fatal(err)
+			}
+			c, err := s.Load()
+			if err == nil || c != "" || !strings.Contains(err.Error(), s.Path()) {
+				t.Fatalf("Load = %q, %v; want a refusal naming %s", c, err, s.Path())
+			}
+			if len(err.Error()) > 300 || strings.Contains(err.Error(), "root:") || strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the error quotes too much of the file: %.400q", err)
+			}
+		})
+	}
+}
+
+func TestValidCursor(t *testing.T) {
+	good := "s=6f1b4a3c9e2d4b8a8c1f2e3d4c5b6a79;i=1a2b;b=0123456789abcdef0123456789abcdef;m=5f5e100;t=5f7a3c2b1d0e9;x=9f8e7d6c5b4a3928"
+	for c, want := range map[string]bool{good: true, "s=1;i=2": true, "": false, "s=": false, "s=1;;i=2": false,
+		"q=1": false, "s=1;i=zz": false, "s=1\ni=2": false, strings.Repeat("s=1;", 2000) + "s=1": false} {
+		if got := ValidCursor([]byte(c)); got != want {
+			t.Errorf("ValidCursor(%.40q) = %v, want %v", c, got, want)
+		}
+	}
 }
