@@ -174,6 +174,14 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 	if !strings.Contains(get(p.url("/api/v1/report")), `"series"`) {
 		t.Fatal("daemon stopped serving after a bad reload")
 	}
+	// A FIFO as the config (no writer): refused at once; it must not block later reloads.
+	os.Remove(cfgPath)
+	if err := syscall.Mkfifo(cfgPath, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	eventually(t, "the FIFO refused in the log", func() bool { return strings.Contains(p.logs(), "a FIFO") })
+	os.Remove(cfgPath)
 	write("aliases:\n  acc_len: commit_len\n")
 	p.cmd.Process.Signal(syscall.SIGHUP)
 	eventually(t, "reload gauge 1", func() bool {

@@ -11,7 +11,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+	"time"
+
+	_ "github.com/specwatch/specwatch/internal/hupguard" // an early SIGHUP must not kill run
 )
 
 // command is one subcommand: it parses its own flags from args and runs.
@@ -33,10 +37,38 @@ var commands = []command{
 var errUsage = errors.New("usage")
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var caught atomic.Int32 // the signal that ended the command, 0: none
+	go func() {
+		sig := (<-sigs).(syscall.Signal)
+		caught.Store(int32(sig))
+		cancel()
+		// Every command stops on ctx; one blocked where ctx cannot reach (an open of a FIFO,
+		// a read of an endless input) is ended after a grace: a signal always ends specwatch.
+		time.AfterFunc(stopGrace(os.Args), func() {
+			fmt.Fprintf(os.Stderr, "specwatch: %v: did not stop within %v; exiting\n", sig, stopGrace(os.Args))
+			os.Exit(128 + int(sig))
+		})
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	if sig := caught.Load(); sig != 0 && !(len(os.Args) > 1 && os.Args[1] == "run" && code == 0) {
+		// The shell's convention (130 for SIGINT, 143 for SIGTERM): the output is incomplete.
+		// The daemon's graceful stop (run) exits 0, as systemd expects of a stop it asked for.
+		code = 128 + int(sig)
+	}
 	os.Exit(code)
+}
+
+// stopGrace is how long a signalled command may take to stop by itself: the daemon's graceful
+// stop includes the final push (bounded by its own timeout) and the HTTP shutdown; the other
+// commands only stop reading.
+func stopGrace(args []string) time.Duration {
+	if len(args) > 1 && (args[1] == "run" || args[1] == "demo") {
+		return 20 * time.Second
+	}
+	return time.Second
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	sddaemon "github.com/coreos/go-systemd/v22/daemon"
 	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/config"
@@ -23,6 +24,11 @@ import (
 
 // runRun is the daemon: follow the journal exactly once, forever.
 func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
+	// SIGHUP is queued from here on (internal/hupguard ignored it until now): one that arrives
+	// while the config is read is applied by the reload loop, not lost.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f runFlags
@@ -68,12 +74,16 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	go d.reloadLoop(ctx, hup, &f, level)
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
+	// Ready for systemd (Type=notify): listening, and SIGHUP handled, so a reload systemd holds
+	// back until now (ExecReload) cannot hit the process before it can take one. No-op when
+	// NOTIFY_SOCKET is unset.
+	if _, err := sddaemon.SdNotify(false, sddaemon.SdNotifyReady); err != nil {
+		log.Warn().Err(err).Msg("cannot tell systemd the daemon is ready")
+	}
+	defer sddaemon.SdNotify(false, sddaemon.SdNotifyStopping)
 	return d.serve(ctx, func(ctx context.Context) error {
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a C thread).
 		src, err := journal.Open(journal.Options{
