@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/specwatch/specwatch/sim/enginelog"
+	"github.com/specwatch/specwatch/sim/internal/appendtext"
 )
 
 // noiseKind is a kind of line that is not an engine statistic but shares the stream with them.
@@ -42,7 +45,7 @@ func noiseLines(k noiseKind, e Engine) int {
 func pickNoise(rng *rand.Rand, f Format, weights *[numNoiseKinds]int) noiseKind {
 	total := 0
 	for k, w := range weights {
-		if noiseKind(k) != noiseOther || f.journal() || f == FormatDocker || f == FormatDockerTimestamps {
+		if noiseKind(k) != noiseOther || f.Journal() || f.Docker() {
 			total += w
 		}
 	}
@@ -110,19 +113,10 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 			return append(b, " 127.0.0.1 200"...)
 		}
 		if e == VLLM && r.svc.Prefix != PrefixBare {
-			if r.svc.Color {
-				b = append(b, ansiCyan...)
-			}
-			b = append(b, "(APIServer pid="...)
-			b = appendInt(b, int64(r.svc.PID))
-			b = append(b, ')')
-			if r.svc.Color {
-				b = append(b, ansiReset...)
-			}
-			b = append(b, ' ')
+			b = r.writer.AppendProcessTag(b, r.svc.PID)
 		}
 		b = append(b, "INFO:     127.0.0.1:"...)
-		b = appendInt(b, port)
+		b = appendtext.Int(b, port)
 		b = append(b, ` - "`...)
 		b = append(b, req...)
 		return append(b, ` HTTP/1.1" 200 OK`...)
@@ -142,11 +136,11 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 		msg := chatter(e)[pick%4]
 		switch e {
 		case SGLang:
-			b = r.appendSGLangPrefix(b, tm, modSched)
+			b = r.writer.AppendSGLangPrefix(b, tm, enginelog.ModScheduler)
 		case VLLM:
-			b = r.appendVLLMPrefix(b, tm, "INFO", "async_llm.py:273")
+			b = r.writer.AppendVLLMPrefix(b, tm, "INFO", "async_llm.py:273")
 		case Generic:
-			b = r.appendGenericPrefix(b, tm)
+			b = r.writer.AppendGenericPrefix(b, tm)
 		}
 		return append(b, msg...)
 	case noiseNCCL:
@@ -155,13 +149,13 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 		}
 		b = append(b, r.svc.Host...)
 		b = append(b, ':')
-		b = appendInt(b, int64(r.svc.PID))
+		b = appendtext.Int(b, int64(r.svc.PID))
 		b = append(b, ':')
-		b = appendInt(b, int64(r.svc.PID)+int64(pick%97))
+		b = appendtext.Int(b, int64(r.svc.PID)+int64(pick%97))
 		b = append(b, " ["...)
-		b = appendInt(b, int64(r.rankIx))
+		b = appendtext.Int(b, int64(r.rankIx))
 		b = append(b, "] NCCL INFO Channel "...)
-		b = append2(b, int(pick%24))
+		b = appendtext.Digits2(b, int(pick%24))
 		return append(b, "/0 : 0[0] -> 1[1] via P2P/CUMEM/read"...)
 	case noiseWarning:
 		if i == 1 {
@@ -179,15 +173,15 @@ func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick u
 	case noiseServerAccess, noiseToolParser:
 		return appendServerNoise(b, k, tm, port, pick)
 	}
-	if g.tp.f == FormatDocker || g.tp.f == FormatDockerTimestamps {
+	if g.sc.Format.Docker() {
 		b = append(b, `10.0.0.5 - - [`...)
-		b = append2(b, tm.Day())
+		b = appendtext.Digits2(b, tm.Day())
 		b = append(b, '/')
 		b = append(b, tm.Month().String()[:3]...)
 		b = append(b, '/')
-		b = append4(b, tm.Year())
+		b = appendtext.Digits4(b, tm.Year())
 		b = append(b, ':')
-		b = appendClock(b, tm)
+		b = appendtext.Clock(b, tm)
 		b = append(b, ` +0000] "POST /v1/chat/completions HTTP/1.1" 200 `...)
 		b = strconv.AppendUint(b, uint64(200+pick%4000), 10)
 		return append(b, ` "-" "python-httpx/0.27.0"`...)

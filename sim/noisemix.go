@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/sim/internal/appendtext"
+)
 
 // NoiseMix weighs the kinds of noise a scenario writes, per item: a traceback item is six
 // lines, a warning two, the others one. The zero value selects the default mix.
@@ -45,15 +49,15 @@ var toolParserLines = [...]string{
 // time and no rank.
 func appendServerNoise(b []byte, k noiseKind, t time.Time, port int64, pick uint32) []byte {
 	b = append(b, '[')
-	b = appendDate(b, t)
+	b = appendtext.Date(b, t)
 	b = append(b, ' ')
-	b = appendClock(b, t)
+	b = appendtext.Clock(b, t)
 	b = append(b, "] "...)
 	if k == noiseToolParser {
 		return append(b, toolParserLines[pick%uint32(len(toolParserLines))]...)
 	}
 	b = append(b, "INFO:     127.0.0.1:"...)
-	b = appendInt(b, port)
+	b = appendtext.Int(b, port)
 	b = append(b, ` - "`...)
 	b = append(b, serverRequests[pick/7%uint32(len(serverRequests))]...)
 	return append(b, ` HTTP/1.1" 200 OK`...)
