@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/specwatch/specwatch/sim/internal/noise"
 	"github.com/specwatch/specwatch/sim/internal/transport"
 )
 
@@ -41,9 +42,9 @@ type generator struct {
 	err     error
 	tp      transport.Writer
 	truth   func(Truth)
-	nrng    *rand.Rand         // noise choices
-	weights [numNoiseKinds]int // of the noise kinds
-	ratio   float64            // noise records owed per engine record
+	nrng    *rand.Rand    // noise choices
+	weights noise.Weights // of the noise kinds
+	ratio   float64       // noise records owed per engine record
 	credit  float64
 
 	origins []transport.Origin   // per service
@@ -84,12 +85,12 @@ func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
 			Compose: sv.Compose, PID: sv.PID, Transport: "stdout", Machine: h.machine, Boot: h.boot,
 			BootNs: h.bootNs})
 		var oth []transport.Origin
-		for _, o := range others {
+		for _, o := range noise.Others {
 			tr := "syslog"
-			if o.ident == "kernel" {
+			if o.Ident == "kernel" {
 				tr = "kernel"
 			}
-			oth = append(oth, transport.Origin{Host: sv.Host, Unit: o.unit, Ident: o.ident, PID: o.pid,
+			oth = append(oth, transport.Origin{Host: sv.Host, Unit: o.Unit, Ident: o.Ident, PID: o.PID,
 				Transport: tr, Machine: h.machine, Boot: h.boot, BootNs: h.bootNs})
 		}
 		g.others = append(g.others, oth)
@@ -162,8 +163,8 @@ func (g *generator) owe(rank int32, at int64) {
 	}
 	g.credit += g.ratio
 	for g.credit > 0 {
-		k := pickNoise(g.nrng, g.sc.Format, &g.weights)
-		g.credit -= float64(noiseLines(k, g.ranks[rank].svc.Engine))
+		k := noise.Pick(g.nrng, g.sc.Format, &g.weights)
+		g.credit -= float64(noise.Lines(k, g.ranks[rank].svc.Engine))
 		delay := (1 + g.nrng.Int64N(int64(2*time.Second)/1000)) * 1000
 		g.push(item{at: at + delay, rank: rank, noise: true, kind: k, pick: g.nrng.Uint32()})
 	}
@@ -171,17 +172,18 @@ func (g *generator) owe(rank int32, at int64) {
 
 func (g *generator) writeNoise(r *rankSim, it item) {
 	o := &g.origins[r.svcIdx]
-	if it.kind == noiseOther {
+	if it.kind == noise.Other {
 		if g.sc.Format.Journal() {
-			o = &g.others[r.svcIdx][it.pick%uint32(len(others))]
+			o = &g.others[r.svcIdx][it.pick%uint32(len(noise.Others))]
 		} else {
 			o = &g.nginx
 		}
 	}
-	g.msg = g.appendNoise(g.msg[:0], r, it.kind, int(it.line), it.pick, it.at)
+	t := time.Unix(0, it.at).In(g.loc)
+	g.msg = noise.Append(g.msg[:0], &r.noise, it.kind, int(it.line), it.pick, t, g.sc.Format)
 	g.write(o, it.at)
 	g.sum.NoiseLines++
-	if int(it.line)+1 < noiseLines(it.kind, r.svc.Engine) {
+	if int(it.line)+1 < noise.Lines(it.kind, r.svc.Engine) {
 		it.line++
 		it.at += 1000
 		g.push(it)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/sim/enginelog"
+	"github.com/specwatch/specwatch/sim/internal/noise"
 )
 
 // record is one line a rank will write: the values its text prints, and the truth behind it.
@@ -29,6 +30,7 @@ type rankSim struct {
 	rng    *rand.Rand
 	faults []Fault
 	writer enginelog.Writer // how the rank's engine logs
+	noise  noise.Process    // the process its noise comes from
 
 	start, end     int64
 	decodeInterval int
@@ -70,6 +72,7 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 	r.writer = enginelog.Writer{Engine: sv.Engine, Style: sv.Style, Prefix: sv.Prefix, Color: sv.Color,
 		Rank: r.rank, PID: sv.PID + rankIx, KVTokens: sv.KVTokens, DraftLen: sv.Acceptance.DraftLen,
 		DecodeInterval: sc.DecodeInterval}
+	r.noise = noise.Process{Writer: &r.writer, Host: sv.Host, PID: sv.PID, Rank: rankIx}
 	r.series = Series{Host: sv.Host, Unit: sv.Unit, Engine: sv.Engine, Rank: r.rank}
 	r.end = r.start + int64(sc.Duration)
 	r.faults = faultsFor(sv.Faults, r.rank)
