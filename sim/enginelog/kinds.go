@@ -2,7 +2,8 @@ package enginelog
 
 import "fmt"
 
-// Engine names the software that writes a series' lines; the values are DESIGN.md's engine labels.
+// Engine names the software that writes a series' lines; the values are the metrics' engine
+// label (docs/metrics.md).
 type Engine string
 
 // Engines the generator can imitate.
@@ -108,7 +109,7 @@ const (
 	PrefixBare
 )
 
-// LineKind is the shape of an engine line, finer than DESIGN.md's sample kinds so that tests can
+// LineKind is the shape of an engine line, finer than the metrics' sample kinds so that tests can
 // pick exactly the lines they check.
 type LineKind uint8
 
