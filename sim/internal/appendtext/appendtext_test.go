@@ -1,6 +1,7 @@
 package appendtext
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -14,9 +15,9 @@ func TestAppenders(t *testing.T) {
 		return string(f(append(b, s...), 1, width))
 	}
 	cases := []struct{ got, want string }{
-		{string(Fixed(nil, 2.675, 2)), "2.67"}, // the binary value is 2.67499…, as Python rounds it
-		{string(Fixed(nil, 0.125, 2)), "0.12"}, // half to even on an exact tie
-		{string(Fixed(nil, -0.0, 2)), "0.00"},  // no negative zero
+		{string(Fixed(nil, 2.675, 2)), "2.67"},                // the binary value is 2.67499…, as Python rounds it
+		{string(Fixed(nil, 0.125, 2)), "0.12"},                // half to even on an exact tie
+		{string(Fixed(nil, math.Copysign(0, -1), 2)), "0.00"}, // no negative zero
 		{string(Fixed(nil, 1234.5, 0)), "1234"},
 		{string(Int(nil, -42)), "-42"},
 		{pad("42", 5, PadLeft), "|   42"},
