@@ -3,6 +3,8 @@ package sim
 import (
 	"bytes"
 	"testing"
+
+	"github.com/specwatch/specwatch/sim/internal/noise"
 )
 
 // TestChatty checks the second benchmark corpus against what bench/run.sh promises of it: one
@@ -40,7 +42,7 @@ func TestChatty(t *testing.T) {
 	if len(kinds) != 2 || len(ranks) != 4 {
 		t.Errorf("line kinds %v, decode lines per rank %v: want decode and prefill, four ranks", kinds, ranks)
 	}
-	seen := map[noiseKind]bool{}
+	seen := map[noise.Kind]bool{}
 	for i, e := range es {
 		if engine[i] {
 			continue
@@ -50,11 +52,11 @@ func TestChatty(t *testing.T) {
 		}
 		switch {
 		case bytes.Contains(e.msg, []byte(`HTTP/1.1" 200 OK`)):
-			seen[noiseServerAccess] = true
+			seen[noise.ServerAccess] = true
 		case bytes.Contains(e.msg, []byte("JSON parse error")):
-			seen[noiseToolParser] = true
+			seen[noise.ToolParser] = true
 		case bytes.HasPrefix(e.msg, []byte("Traceback")):
-			seen[noiseTraceback] = true
+			seen[noise.Traceback] = true
 		}
 	}
 	if len(seen) != 3 {

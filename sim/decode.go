@@ -57,11 +57,11 @@ func (r *rankSim) decodeStep() {
 	r.enqueue(t)
 
 	fill := func(rec *record) {
-		rec.ctx, rec.running, rec.queue = ctx, running, r.waiting()
-		rec.step, rec.commit, rec.tps, rec.afterIdle = step, c, tps, afterIdle
-		rec.iter, rec.depth = r.iter, c-1
+		rec.Ctx, rec.Running, rec.Queue = ctx, running, r.waiting()
+		rec.Step, rec.Commit, rec.TPS, rec.afterIdle = step, c, tps, afterIdle
+		rec.Iter, rec.Depth = r.iter, c-1
 		if e.depth > 0 {
-			rec.depth = e.depth
+			rec.Depth = e.depth
 		}
 	}
 	switch r.svc.Engine {
@@ -93,10 +93,10 @@ func (r *rankSim) prefillLine(t int64, n int) {
 		cached += c
 		newTok += q.context() - c
 	}
-	rec.newSeq, rec.newTok, rec.cached = n, newTok, cached
-	rec.running, rec.queue, rec.ctx = len(r.running)-n, r.waiting(), r.contextTokens()
+	rec.NewSeq, rec.NewTok, rec.Cached = n, newTok, cached
+	rec.Running, rec.Queue, rec.Ctx = len(r.running)-n, r.waiting(), r.contextTokens()
 	// Prefill runs at roughly 20k tokens/s plus a fixed launch cost.
-	rec.inputTPS = float64(newTok) / (0.015 + float64(newTok)/20000)
+	rec.InputTPS = float64(newTok) / (0.015 + float64(newTok)/20000)
 	r.promptTokens = 0
 }
 
@@ -114,14 +114,14 @@ func (r *rankSim) llamaDone(q *request, t int64) {
 			kind = LineDraft
 		}
 		rec := r.emit(kind, t+int64(sub+1)*20_000, &e)
-		rec.sub = uint8(sub)
-		rec.slot, rec.task, rec.prompt, rec.gen = q.id%r.svc.Workload.Concurrency, q.id, q.prompt, int(q.gen)
-		rec.promptMs = 15 + float64(q.prompt)/20
-		rec.evalMs = q.evalSec * 1000
-		rec.accepted, rec.drafts2 = int64(math.Round(q.accepted)), int64(math.Round(q.drafted))
-		rec.ctx, rec.running = q.context(), 1
-		rec.commit = 1 + float64(rec.accepted)/steps
-		rec.step = q.evalSec / steps
-		rec.tps = q.gen / math.Max(q.evalSec, 1e-9)
+		rec.Sub = uint8(sub)
+		rec.Slot, rec.Task, rec.Prompt, rec.Gen = q.id%r.svc.Workload.Concurrency, q.id, q.prompt, int(q.gen)
+		rec.PromptMs = 15 + float64(q.prompt)/20
+		rec.EvalMs = q.evalSec * 1000
+		rec.Accepted, rec.Drafted = int64(math.Round(q.accepted)), int64(math.Round(q.drafted))
+		rec.Ctx, rec.Running = q.context(), 1
+		rec.Commit = 1 + float64(rec.Accepted)/steps
+		rec.Step = q.evalSec / steps
+		rec.TPS = q.gen / math.Max(q.evalSec, 1e-9)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/specwatch/specwatch/sim/enginelog"
 )
 
 // defaultStart is a fixed instant so that a zero Scenario is still reproducible.
@@ -20,7 +22,7 @@ func (s Scenario) normalize() (Scenario, error) {
 	if s.Duration <= 0 {
 		return s, errors.New("sim: scenario duration must be positive")
 	}
-	if s.Format < 0 || s.Format >= numFormats {
+	if !s.Format.Valid() {
 		return s, fmt.Errorf("sim: unknown format %d", s.Format)
 	}
 	if s.DecodeInterval == 0 {
@@ -55,10 +57,10 @@ func (sv *Service) normalize(seed uint64, idx int) error {
 	default:
 		return fmt.Errorf("unknown engine %q", sv.Engine)
 	}
-	if e := sv.Style.engine(); e != "" && e != sv.Engine {
+	if e := sv.Style.Engine(); e != "" && e != sv.Engine {
 		return fmt.Errorf("style %v is not a %s style", sv.Style, sv.Engine)
 	}
-	sv.Style = sv.Style.resolve(sv.Engine)
+	sv.Style = sv.Style.Resolve(sv.Engine)
 	if sv.Host == "" {
 		sv.Host = "gpu01"
 	}
@@ -141,8 +143,8 @@ func (w *Workload) normalize() error {
 }
 
 func (a *Acceptance) normalize() error {
-	if a.DraftLen < 0 || a.DraftLen > maxDraft {
-		return fmt.Errorf("acceptance: draft length %d outside [0, %d]", a.DraftLen, maxDraft)
+	if a.DraftLen < 0 || a.DraftLen > enginelog.MaxDraft {
+		return fmt.Errorf("acceptance: draft length %d outside [0, %d]", a.DraftLen, enginelog.MaxDraft)
 	}
 	if len(a.Phases) == 0 {
 		a.Phases = []Phase{{Name: "text", Mean: 3, Weight: 1}}

@@ -6,6 +6,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"time"
+
+	"github.com/specwatch/specwatch/sim/internal/noise"
+	"github.com/specwatch/specwatch/sim/internal/transport"
 )
 
 // Generate writes the scenario's log stream to w in time order and calls truth, if not nil, with
@@ -37,16 +40,16 @@ type generator struct {
 	seq     uint64
 	bw      *bufio.Writer
 	err     error
-	tp      transport
+	tp      transport.Writer
 	truth   func(Truth)
-	nrng    *rand.Rand         // noise choices
-	weights [numNoiseKinds]int // of the noise kinds
-	ratio   float64            // noise records owed per engine record
+	nrng    *rand.Rand    // noise choices
+	weights noise.Weights // of the noise kinds
+	ratio   float64       // noise records owed per engine record
 	credit  float64
 
-	origins []origin   // per service
-	others  [][]origin // per service: other units on its host
-	nginx   origin
+	origins []transport.Origin   // per service
+	others  [][]transport.Origin // per service: other units on its host
+	nginx   transport.Origin
 
 	msg, line       []byte
 	sum             Summary
@@ -63,8 +66,7 @@ func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
 	g.ratio = sc.Noise / (1 - sc.Noise)
 	g.weights = sc.NoiseMix.weights()
 	ids := rand.New(rand.NewPCG(sc.Seed, 0x6a6f75726e616c))
-	g.tp = transport{f: sc.Format, loc: g.loc, seqnumID: hexID(ids),
-		num: make([]byte, 0, 64), fs: make([]field, 0, 16)}
+	g.tp = transport.Writer{Format: sc.Format, Loc: g.loc, SeqnumID: hexID(ids)}
 	type hostIDs struct {
 		machine, boot string
 		bootNs        int64
@@ -79,20 +81,20 @@ func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
 			h = hostIDs{hexID(ids), hexID(ids), start - int64(up)}
 			hosts[sv.Host] = h
 		}
-		g.origins = append(g.origins, origin{host: sv.Host, unit: sv.Unit, ident: sv.Identifier,
-			compose: sv.Compose, pid: sv.PID, transport: "stdout", machine: h.machine, boot: h.boot,
-			bootNs: h.bootNs})
-		var oth []origin
-		for _, o := range others {
+		g.origins = append(g.origins, transport.Origin{Host: sv.Host, Unit: sv.Unit, Ident: sv.Identifier,
+			Compose: sv.Compose, PID: sv.PID, Transport: "stdout", Machine: h.machine, Boot: h.boot,
+			BootNs: h.bootNs})
+		var oth []transport.Origin
+		for _, o := range noise.Others {
 			tr := "syslog"
-			if o.ident == "kernel" {
+			if o.Ident == "kernel" {
 				tr = "kernel"
 			}
-			oth = append(oth, origin{host: sv.Host, unit: o.unit, ident: o.ident, pid: o.pid,
-				transport: tr, machine: h.machine, boot: h.boot, bootNs: h.bootNs})
+			oth = append(oth, transport.Origin{Host: sv.Host, Unit: o.Unit, Ident: o.Ident, PID: o.PID,
+				Transport: tr, Machine: h.machine, Boot: h.boot, BootNs: h.bootNs})
 		}
 		g.others = append(g.others, oth)
-		g.tp.width = max(g.tp.width, len(sv.Compose)+3)
+		g.tp.Width = max(g.tp.Width, len(sv.Compose)+3)
 		for j := range sv.Ranks {
 			r := newRankSim(sc, i, j)
 			r.id = len(g.ranks)
@@ -100,9 +102,9 @@ func newGenerator(sc *Scenario, w io.Writer, truth func(Truth)) *generator {
 		}
 	}
 	g.nginx = g.origins[0]
-	g.nginx.compose = "nginx"
+	g.nginx.Compose = "nginx"
 	if sc.Noise > 0 {
-		g.tp.width = max(g.tp.width, len("nginx")+3)
+		g.tp.Width = max(g.tp.Width, len("nginx")+3)
 	}
 	g.sum.Series = make([]SeriesLines, len(g.ranks))
 	for i, r := range g.ranks {
@@ -161,8 +163,8 @@ func (g *generator) owe(rank int32, at int64) {
 	}
 	g.credit += g.ratio
 	for g.credit > 0 {
-		k := pickNoise(g.nrng, g.sc.Format, &g.weights)
-		g.credit -= float64(noiseLines(k, g.ranks[rank].svc.Engine))
+		k := noise.Pick(g.nrng, g.sc.Format, &g.weights)
+		g.credit -= float64(noise.Lines(k, g.ranks[rank].svc.Engine))
 		delay := (1 + g.nrng.Int64N(int64(2*time.Second)/1000)) * 1000
 		g.push(item{at: at + delay, rank: rank, noise: true, kind: k, pick: g.nrng.Uint32()})
 	}
@@ -170,17 +172,18 @@ func (g *generator) owe(rank int32, at int64) {
 
 func (g *generator) writeNoise(r *rankSim, it item) {
 	o := &g.origins[r.svcIdx]
-	if it.kind == noiseOther {
-		if g.sc.Format.journal() {
-			o = &g.others[r.svcIdx][it.pick%uint32(len(others))]
+	if it.kind == noise.Other {
+		if g.sc.Format.Journal() {
+			o = &g.others[r.svcIdx][it.pick%uint32(len(noise.Others))]
 		} else {
 			o = &g.nginx
 		}
 	}
-	g.msg = g.appendNoise(g.msg[:0], r, it.kind, int(it.line), it.pick, it.at)
+	t := time.Unix(0, it.at).In(g.loc)
+	g.msg = noise.Append(g.msg[:0], &r.noise, it.kind, int(it.line), it.pick, t, g.sc.Format)
 	g.write(o, it.at)
 	g.sum.NoiseLines++
-	if int(it.line)+1 < noiseLines(it.kind, r.svc.Engine) {
+	if int(it.line)+1 < noise.Lines(it.kind, r.svc.Engine) {
 		it.line++
 		it.at += 1000
 		g.push(it)
@@ -188,7 +191,7 @@ func (g *generator) writeNoise(r *rankSim, it item) {
 }
 
 func (g *generator) writeRecord(r *rankSim, rec *record) {
-	g.msg = r.appendLine(g.msg[:0], rec, g.loc)
+	g.msg = r.writer.AppendLine(g.msg[:0], time.Unix(0, rec.t).In(g.loc), &rec.Record)
 	g.write(&g.origins[r.svcIdx], rec.at)
 	g.sum.EngineLines++
 	g.sum.Series[r.id].Lines++
@@ -196,16 +199,16 @@ func (g *generator) writeRecord(r *rankSim, rec *record) {
 		return
 	}
 	g.truth(Truth{
-		Record: g.sum.Lines, Line: rec.kind, Series: r.series,
+		Record: g.sum.Lines, Line: rec.Kind, Series: r.series,
 		Time: time.Unix(0, rec.t).In(g.loc), Logged: time.Unix(0, rec.at).In(g.loc),
-		Context: rec.ctx, Running: rec.running, Queue: rec.queue,
-		StepSeconds: rec.step, CommitLen: rec.commit, TPS: rec.tps,
+		Context: rec.Ctx, Running: rec.Running, Queue: rec.Queue,
+		StepSeconds: rec.Step, CommitLen: rec.Commit, TPS: rec.TPS,
 		AfterIdle: rec.afterIdle, Faults: rec.faults,
 	})
 }
 
-func (g *generator) write(o *origin, at int64) {
-	g.line = g.tp.appendEntry(g.line[:0], o, at, g.msg)
+func (g *generator) write(o *transport.Origin, at int64) {
+	g.line = g.tp.AppendEntry(g.line[:0], o, at, g.msg)
 	if _, err := g.bw.Write(g.line); err != nil && g.err == nil {
 		g.err = err
 	}

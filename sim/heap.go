@@ -1,12 +1,14 @@
 package sim
 
+import "github.com/specwatch/specwatch/sim/internal/noise"
+
 // item is a pending write in the merge: a rank's next record, or one line of a noise item.
 type item struct {
 	at    int64  // receive time, ns
 	seq   uint64 // push order: ties keep it, so the output never depends on heap internals
 	rank  int32
 	noise bool
-	kind  noiseKind
+	kind  noise.Kind
 	line  uint8 // line within a multi-line noise item
 	pick  uint32
 }

@@ -3,35 +3,18 @@ package sim
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/specwatch/specwatch/sim/enginelog"
+	"github.com/specwatch/specwatch/sim/internal/noise"
 )
 
-// maxDraft bounds DraftLen: vLLM prints at most 15 per-position rates, and DFlash blocks are 16.
-const maxDraft = 15
-
-// record is one line a rank will write: the truth behind it and the numbers its text needs.
+// record is one line a rank will write: the values its text prints, and the truth behind it.
 type record struct {
-	kind LineKind
-	sub  uint8 // which line of a multi-line block
-	t    int64 // engine time, ns: what the line's own timestamp shows
-	at   int64 // journal receive time, ns, whole microseconds
-
-	ctx, running, queue int
-	step, commit, tps   float64
-	afterIdle           bool
-	faults              FaultSet
-	format              bool
-	depth               float64 // accepted depth written; differs from commit−1 only under a fault
-
-	iter                      int64
-	newSeq, newTok, cached    int
-	inputTPS, promptTPS       float64
-	retracted                 int
-	drafts, accepted, drafts2 int64 // drafts2: drafted tokens
-	pos                       [maxDraft]int32
-	interval                  float64 // seconds the counts cover
-	cumAcc, cumDraft, cumEmit int64
-	slot, task, prompt, gen   int
-	promptMs, evalMs          float64
+	enginelog.Record
+	t         int64 // engine time, ns: what the line's own timestamp shows
+	at        int64 // journal receive time, ns, whole microseconds
+	afterIdle bool
+	faults    FaultSet
 }
 
 // rankSim simulates one series. It runs ahead of the writer one logging interval at a time and
@@ -46,6 +29,8 @@ type rankSim struct {
 	style  Style
 	rng    *rand.Rand
 	faults []Fault
+	writer enginelog.Writer // how the rank's engine logs
+	noise  noise.Process    // the process its noise comes from
 
 	start, end     int64
 	decodeInterval int
@@ -84,6 +69,10 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 		decodeInterval: sc.DecodeInterval,
 		statsInterval:  int64(sc.StatsInterval),
 	}
+	r.writer = enginelog.Writer{Engine: sv.Engine, Style: sv.Style, Prefix: sv.Prefix, Color: sv.Color,
+		Rank: r.rank, PID: sv.PID + rankIx, KVTokens: sv.KVTokens, DraftLen: sv.Acceptance.DraftLen,
+		DecodeInterval: sc.DecodeInterval}
+	r.noise = noise.Process{Writer: &r.writer, Host: sv.Host, PID: sv.PID, Rank: rankIx}
 	r.series = Series{Host: sv.Host, Unit: sv.Unit, Engine: sv.Engine, Rank: r.rank}
 	r.end = r.start + int64(sc.Duration)
 	r.faults = faultsFor(sv.Faults, r.rank)
@@ -120,10 +109,12 @@ func (r *rankSim) emit(kind LineKind, t int64, e *effects) *record {
 	at := (t + 80_000 + r.rng.Int64N(800_000)) / 1000 * 1000
 	at = max(at, r.lastAt+1000)
 	r.lastAt = at
-	r.pending = append(r.pending, record{kind: kind, t: t, at: at})
+	r.pending = append(r.pending, record{t: t, at: at})
 	rec := &r.pending[len(r.pending)-1]
+	// The hit rate drifts once per vLLM interval, before the interval's lines are emitted.
+	rec.Kind, rec.PrefixHit = kind, r.prefixHit
 	if e != nil {
-		rec.faults, rec.format = e.set, e.format
+		rec.faults, rec.Renamed = e.set, e.format
 	}
 	return rec
 }
@@ -133,7 +124,7 @@ func (r *rankSim) advance() {
 		r.started = true
 		if r.svc.StartupLines && r.svc.Engine == SGLang {
 			r.emit(LineStartup, r.start+int64(r.rankIx+1)*int64(time.Millisecond), nil)
-			r.emit(LineStartup, r.start+int64(r.rankIx+2)*int64(time.Millisecond), nil).sub = 1
+			r.emit(LineStartup, r.start+int64(r.rankIx+2)*int64(time.Millisecond), nil).Sub = 1
 			return
 		}
 	}
@@ -178,5 +169,5 @@ func (r *rankSim) finish(t int64) {
 	r.queue[0] = q
 	e := effectsAt(r.faults, r.offset(t))
 	rec := r.emit(LineRetract, t+90_000, &e)
-	rec.retracted, rec.running, rec.ctx = 1, len(r.running), r.contextTokens()
+	rec.Retracted, rec.Running, rec.Ctx = 1, len(r.running), r.contextTokens()
 }

@@ -14,18 +14,6 @@ package sim
 
 import "time"
 
-// Engine names the software that writes a series' lines; the values are DESIGN.md's engine labels.
-type Engine string
-
-// Engines the generator can imitate.
-const (
-	SGLang   Engine = "sglang"
-	VLLM     Engine = "vllm"
-	LlamaCpp Engine = "llamacpp"
-	// Generic is a custom build (a DDTree fork, say) that logs only key=value statistics.
-	Generic Engine = "generic"
-)
-
 // Scenario is one run of one or more services, written as a single time-ordered stream, because
 // that is what specwatch reads: a journal, a compose log or a file several processes write to.
 type Scenario struct {

@@ -120,7 +120,7 @@ func TestShapes(t *testing.T) {
 			for _, tr := range truths {
 				e := es[tr.Record-1]
 				engine[tr.Record-1] = true
-				if f.journal() && f != FormatCat && e.host != tr.Series.Host {
+				if f.Journal() && f != FormatCat && e.host != tr.Series.Host {
 					t.Fatalf("record %d: host %q, want %q", tr.Record, e.host, tr.Series.Host)
 				}
 				if (f == FormatJSON || f == FormatExport) && e.unit != tr.Series.Unit {

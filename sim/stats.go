@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/specwatch/specwatch/sim/enginelog"
+)
 
 // statsStep simulates one vLLM logging interval and writes the engine line and, when drafts
 // were made, the speculative line after it.
@@ -23,7 +27,7 @@ func (r *rankSim) statsStep() {
 			}
 			e := effectsAt(r.faults, r.offset(r.now))
 			rec := r.emit(LineStats, r.now, &e)
-			rec.interval = float64(iv) / 1e9
+			rec.Interval = float64(iv) / 1e9
 			r.lastLine = r.now
 			return
 		}
@@ -56,7 +60,7 @@ func (r *rankSim) statsStep() {
 
 	drafts := int64(math.Round(steps * float64(running)))
 	k := r.svc.Acceptance.DraftLen
-	var pos [maxDraft]int32
+	var pos [enginelog.MaxDraft]int32
 	accepted := int64(0)
 	if k > 0 && drafts > 0 {
 		accepted = positionCounts(&pos, k, c, drafts)
@@ -85,12 +89,12 @@ func (r *rankSim) statsStep() {
 	r.prefixHit = min(95, max(0, r.prefixHit+r.rng.NormFloat64()))
 
 	fill := func(rec *record) {
-		rec.ctx, rec.running, rec.queue = ctx, running, r.waiting()
-		rec.step, rec.commit, rec.tps, rec.afterIdle = s, commit, gen/interval, afterIdle
-		rec.drafts, rec.accepted, rec.drafts2, rec.pos = drafts, accepted, drafts*int64(k), pos
-		rec.interval, rec.promptTPS = interval, float64(r.promptTokens)/interval
-		rec.cumAcc, rec.cumDraft, rec.cumEmit = r.cumAcc, r.cumDraft, r.cumEmit
-		rec.depth = commit - 1
+		rec.Ctx, rec.Running, rec.Queue = ctx, running, r.waiting()
+		rec.Step, rec.Commit, rec.TPS, rec.afterIdle = s, commit, gen/interval, afterIdle
+		rec.Drafts, rec.Accepted, rec.Drafted, rec.Pos = drafts, accepted, drafts*int64(k), pos
+		rec.Interval, rec.PromptTPS = interval, float64(r.promptTokens)/interval
+		rec.CumAcc, rec.CumDraft, rec.CumEmit = r.cumAcc, r.cumDraft, r.cumEmit
+		rec.Depth = commit - 1
 	}
 	fill(r.emit(LineStats, t, &e))
 	if k > 0 && drafts > 0 {
@@ -104,7 +108,7 @@ func (r *rankSim) statsStep() {
 // positionCounts fills pos with how many of drafts drafts were accepted at each of k positions
 // and returns their sum. Position i+1 can only be accepted after position i, so the rates fall
 // geometrically: p_i = ρ^i with Σ p_i = c − 1.
-func positionCounts(pos *[maxDraft]int32, k int, c float64, drafts int64) int64 {
+func positionCounts(pos *[enginelog.MaxDraft]int32, k int, c float64, drafts int64) int64 {
 	want := c - 1
 	lo, hi := 0.0, 1.0
 	for range 40 {

@@ -3,9 +3,7 @@ package sim
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,40 +86,6 @@ func TestTimeOrder(t *testing.T) {
 	}
 	if total != sum.EngineLines || total != len(truths) {
 		t.Errorf("series lines %d, engine lines %d, truths %d", total, sum.EngineLines, len(truths))
-	}
-}
-
-// TestJournalEncoding checks journalctl's rules for MESSAGE: JSON arrays for escapes, export
-// binary fields for escapes and newlines, UTF-8 kept as text.
-func TestJournalEncoding(t *testing.T) {
-	o := &origin{host: "gpu07", unit: "u.service", ident: "python3", pid: 7, transport: "stdout",
-		machine: "m", boot: "b"}
-	cases := []struct {
-		msg        string
-		json       string
-		exportText bool
-	}{
-		{"plain käse", `"MESSAGE":"plain käse"`, true},
-		{"a\tb \"q\"", `"MESSAGE":"a\tb \"q\""`, true},
-		{"two\nlines", `"MESSAGE":"two\nlines"`, false},
-		{"\x1b[32mINFO", `"MESSAGE":[27,91,51,50,109,73,78,70,79]`, false},
-		{"bad \xff", `"MESSAGE":[98,97,100,32,255]`, false},
-	}
-	for _, c := range cases {
-		tp := &transport{f: FormatJSON}
-		js := string(tp.appendEntry(nil, o, 1e15, []byte(c.msg)))
-		if !strings.Contains(js, c.json) {
-			t.Errorf("json %q: %s lacks %s", c.msg, js, c.json)
-		}
-		tp.f = FormatExport
-		ex := tp.appendEntry(nil, o, 1e15, []byte(c.msg))
-		text := bytes.Contains(ex, []byte("\nMESSAGE="+c.msg+"\n"))
-		var lenLE [8]byte
-		binary.LittleEndian.PutUint64(lenLE[:], uint64(len(c.msg)))
-		bin := bytes.Contains(ex, append(append([]byte("\nMESSAGE\n"), lenLE[:]...), c.msg+"\n"...))
-		if text != c.exportText || bin == c.exportText || !bytes.HasSuffix(ex, []byte("\n\n")) {
-			t.Errorf("export %q: text %v binary %v in %q", c.msg, text, bin, ex)
-		}
 	}
 }
 

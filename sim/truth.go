@@ -1,38 +1,6 @@
 package sim
 
-import (
-	"fmt"
-	"time"
-)
-
-// LineKind is the shape of an engine line, finer than DESIGN.md's sample kinds so that tests can
-// pick exactly the lines they check.
-type LineKind uint8
-
-// Engine line kinds.
-const (
-	LineDecode  LineKind = iota + 1 // SGLang "Decode batch"
-	LinePrefill                     // SGLang "Prefill batch"
-	LineRetract                     // SGLang "KV cache pool is full. Retract requests."
-	LineStartup                     // SGLang DFLASH / DDTree initialisation
-	LineProfile                     // "[DFLASH profile] … total_ms=…"
-	LineCustom                      // "avg_commit_len=…" key=value statistics
-	LineStats                       // vLLM engine line ("Avg generation throughput")
-	LineSpec                        // vLLM "SpecDecoding metrics" / v0 "Speculative metrics"
-	LineTiming                      // llama.cpp print_timing lines
-	LineDraft                       // llama.cpp "draft acceptance rate"
-	numLineKinds
-)
-
-var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
-	"custom", "stats", "spec", "timing", "draft"}
-
-func (k LineKind) String() string {
-	if k == 0 || k >= numLineKinds {
-		return fmt.Sprintf("LineKind(%d)", int(k))
-	}
-	return lineNames[k]
-}
+import "time"
 
 // Series identifies one rank of one engine process on one host, as DESIGN.md's series key.
 type Series struct {

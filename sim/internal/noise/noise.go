@@ -1,59 +1,71 @@
-package sim
+// Package noise writes the lines that share a stream with the engines' statistics without being
+// statistics: access logs, health probes, the engines' own chatter, NCCL start-up lines, Python
+// warnings and tracebacks, SGLang's HTTP server and tool parser, other units on the host. None
+// carries an engine marker, so a reader must skip them without counting them as malformed; the
+// simulator in package sim decides how many and when.
+package noise
 
 import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/specwatch/specwatch/sim/enginelog"
+	"github.com/specwatch/specwatch/sim/internal/appendtext"
+	"github.com/specwatch/specwatch/sim/internal/transport"
 )
 
-// noiseKind is a kind of line that is not an engine statistic but shares the stream with them.
-// None of them carries an engine marker: they must be ignored, not counted as malformed.
-type noiseKind uint8
+// Kind is a kind of line that is not an engine statistic but shares the stream with them.
+type Kind uint8
 
+// Noise kinds; an item of one kind writes Lines records.
 const (
-	noiseAccess       noiseKind = iota // uvicorn / llama-server access log
-	noiseHealth                        // health probes
-	noiseChatter                       // the engine's own marker-free log lines
-	noiseNCCL                          // NCCL and CUDA start-up chatter
-	noiseWarning                       // a Python warning: the warning and its source line
-	noiseTraceback                     // a Python traceback, one line per record as stdout splits it
-	noiseOther                         // another unit on the host, or another compose service
-	noiseServerAccess                  // SGLang's HTTP server: uvicorn access lines under its "[date time] " prefix
-	noiseToolParser                    // SGLang's function-call (tool) parser
-	numNoiseKinds
+	Access       Kind = iota // uvicorn / llama-server access log
+	Health                   // health probes
+	Chatter                  // the engine's own marker-free log lines
+	NCCL                     // NCCL and CUDA start-up chatter
+	Warning                  // a Python warning: the warning and its source line
+	Traceback                // a Python traceback, one line per record as stdout splits it
+	Other                    // another unit on the host, or another compose service
+	ServerAccess             // SGLang's HTTP server: uvicorn access lines under its "[date time] " prefix
+	ToolParser               // SGLang's function-call (tool) parser
+	NumKinds
 )
 
-// noiseWeights is the default mix; NoiseMix replaces it. The kinds after noiseOther weigh
-// nothing by default, so that adding them left every other scenario's output as it was.
-var noiseWeights = [numNoiseKinds]int{30, 12, 20, 8, 5, 3, 22, 0, 0}
+// Weights weigh the kinds of a mix, indexed by Kind.
+type Weights [NumKinds]int
 
-// noiseLines is how many records a noise item writes.
-func noiseLines(k noiseKind, e Engine) int {
+// DefaultWeights is the default mix. The kinds after Other weigh nothing by default, so that
+// adding them left every other scenario's output as it was.
+var DefaultWeights = Weights{30, 12, 20, 8, 5, 3, 22, 0, 0}
+
+// Lines is how many records an item of kind k from engine e writes.
+func Lines(k Kind, e enginelog.Engine) int {
 	switch {
-	case k == noiseWarning && e != LlamaCpp:
+	case k == Warning && e != enginelog.LlamaCpp:
 		return 2
-	case k == noiseTraceback && e != LlamaCpp:
+	case k == Traceback && e != enginelog.LlamaCpp:
 		return len(traceback)
 	}
 	return 1
 }
 
-// pickNoise draws a noise kind; other units only appear where the format would show them.
-func pickNoise(rng *rand.Rand, f Format, weights *[numNoiseKinds]int) noiseKind {
+// Pick draws a kind by weights; other units only appear where the format would show them.
+func Pick(rng *rand.Rand, f transport.Format, weights *Weights) Kind {
 	total := 0
 	for k, w := range weights {
-		if noiseKind(k) != noiseOther || f.journal() || f == FormatDocker || f == FormatDockerTimestamps {
+		if Kind(k) != Other || f.Journal() || f.Docker() {
 			total += w
 		}
 	}
 	x := rng.IntN(total)
 	for k, w := range weights {
 		if x < w {
-			return noiseKind(k)
+			return Kind(k)
 		}
 		x -= w
 	}
-	return noiseAccess
+	return Access
 }
 
 var traceback = []string{
@@ -66,13 +78,13 @@ var traceback = []string{
 }
 
 // chatter is what each engine logs besides its statistics.
-func chatter(e Engine) []string {
+func chatter(e enginelog.Engine) []string {
 	switch e {
-	case SGLang:
+	case enginelog.SGLang:
 		return chatterSGLang
-	case VLLM:
+	case enginelog.VLLM:
 		return chatterVLLM
-	case LlamaCpp:
+	case enginelog.LlamaCpp:
 		return chatterLlama
 	}
 	return chatterGeneric
@@ -83,12 +95,16 @@ var chatterVLLM = []string{"Added request chatcmpl-9b2e41.", "Detected the chat 
 var chatterLlama = []string{"slot launch_slot_: id  0 | task 7 | processing task", "srv  update_slots: all slots are idle", "slot update_slots: id  0 | task 7 | new prompt, n_ctx_slot = 32768, n_keep = 0, n_prompt_tokens = 913", "srv  cancel_tasks: cancel task, id_task = 7"}
 var chatterGeneric = []string{"tree cache rebuilt, nodes=64", "draft model warm-up done in 3.2 s", "request 77d0c3 finished", "verify kernel autotuned: 12 configs"}
 
-// others are the lines other units on a GPU host write; some carry non-ASCII text.
-var others = []struct {
-	ident, unit string
-	pid         int
-	msg         string
-}{
+// Unit is another unit on a GPU host and a line it writes.
+type Unit struct {
+	Ident, Unit string // SYSLOG_IDENTIFIER and _SYSTEMD_UNIT ("" for the kernel)
+	PID         int
+	Msg         string
+}
+
+// Others are the lines other units on a GPU host write; some carry non-ASCII text. An Other
+// item's pick chooses one, modulo len(Others): the caller frames it under that unit.
+var Others = []Unit{
 	{"systemd", "init.scope", 1, "Started Session 42 of User ubuntu."},
 	{"systemd", "init.scope", 1, "Starting Daily apt upgrade and clean activities..."},
 	{"kernel", "", 0, "NVRM: Xid (PCI:0000:1b:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping, reset gpu to activate."},
@@ -98,99 +114,99 @@ var others = []struct {
 	{"prometheus-node-exporter", "prometheus-node-exporter.service", 900, `level=error source=collector.go:178 msg="collector failed" name=hwmon err="open /sys/class/hwmon/hwmon3/temp1_input: no such device"`},
 }
 
-// appendNoise writes line i of a noise item of rank r at t; pick is the item's random draw.
-func (g *generator) appendNoise(b []byte, r *rankSim, k noiseKind, i int, pick uint32, t int64) []byte {
-	tm := time.Unix(0, t).In(g.loc)
-	e := r.svc.Engine
+// Process is the engine process whose stream the noise shares.
+type Process struct {
+	Writer *enginelog.Writer // a rank's: engine, logger prefix, colour
+	Host   string
+	PID    int // the API server's pid
+	Rank   int // the rank's index in its process, as NCCL numbers it
+}
+
+// Append writes line i of an item of kind k from p at tm; pick is the item's random draw, and f
+// the stream's format (a docker stream's other service is nginx).
+func Append(b []byte, p *Process, k Kind, i int, pick uint32, tm time.Time, f transport.Format) []byte {
+	w := p.Writer
+	e := w.Engine
 	port := int64(32768 + pick%28000)
 	access := func(b []byte, req string) []byte {
-		if e == LlamaCpp {
+		if e == enginelog.LlamaCpp {
 			b = append(b, "srv  log_server_r: request: "...)
 			b = append(b, req...)
 			return append(b, " 127.0.0.1 200"...)
 		}
-		if e == VLLM && r.svc.Prefix != PrefixBare {
-			if r.svc.Color {
-				b = append(b, ansiCyan...)
-			}
-			b = append(b, "(APIServer pid="...)
-			b = appendInt(b, int64(r.svc.PID))
-			b = append(b, ')')
-			if r.svc.Color {
-				b = append(b, ansiReset...)
-			}
-			b = append(b, ' ')
+		if e == enginelog.VLLM && w.Prefix != enginelog.PrefixBare {
+			b = w.AppendProcessTag(b, p.PID)
 		}
 		b = append(b, "INFO:     127.0.0.1:"...)
-		b = appendInt(b, port)
+		b = appendtext.Int(b, port)
 		b = append(b, ` - "`...)
 		b = append(b, req...)
 		return append(b, ` HTTP/1.1" 200 OK`...)
 	}
 	switch k {
-	case noiseAccess:
+	case Access:
 		switch e {
-		case VLLM:
+		case enginelog.VLLM:
 			return access(b, "POST /v1/chat/completions")
-		case LlamaCpp:
+		case enginelog.LlamaCpp:
 			return access(b, "POST /completion")
 		}
 		return access(b, "POST /generate")
-	case noiseHealth:
+	case Health:
 		return access(b, "GET /health")
-	case noiseChatter:
+	case Chatter:
 		msg := chatter(e)[pick%4]
 		switch e {
-		case SGLang:
-			b = r.appendSGLangPrefix(b, tm, modSched)
-		case VLLM:
-			b = r.appendVLLMPrefix(b, tm, "INFO", "async_llm.py:273")
-		case Generic:
-			b = r.appendGenericPrefix(b, tm)
+		case enginelog.SGLang:
+			b = w.AppendSGLangPrefix(b, tm, enginelog.ModScheduler)
+		case enginelog.VLLM:
+			b = w.AppendVLLMPrefix(b, tm, "INFO", "async_llm.py:273")
+		case enginelog.Generic:
+			b = w.AppendGenericPrefix(b, tm)
 		}
 		return append(b, msg...)
-	case noiseNCCL:
-		if e == LlamaCpp {
+	case NCCL:
+		if e == enginelog.LlamaCpp {
 			return append(b, "llama_kv_cache: CUDA0 KV buffer size =  4608.00 MiB"...)
 		}
-		b = append(b, r.svc.Host...)
+		b = append(b, p.Host...)
 		b = append(b, ':')
-		b = appendInt(b, int64(r.svc.PID))
+		b = appendtext.Int(b, int64(p.PID))
 		b = append(b, ':')
-		b = appendInt(b, int64(r.svc.PID)+int64(pick%97))
+		b = appendtext.Int(b, int64(p.PID)+int64(pick%97))
 		b = append(b, " ["...)
-		b = appendInt(b, int64(r.rankIx))
+		b = appendtext.Int(b, int64(p.Rank))
 		b = append(b, "] NCCL INFO Channel "...)
-		b = append2(b, int(pick%24))
+		b = appendtext.Digits2(b, int(pick%24))
 		return append(b, "/0 : 0[0] -> 1[1] via P2P/CUMEM/read"...)
-	case noiseWarning:
+	case Warning:
 		if i == 1 {
 			return append(b, "  warnings.warn("...)
 		}
-		if e == LlamaCpp {
+		if e == enginelog.LlamaCpp {
 			return append(b, "srv  params_from_: Chat format: Hermes 2 Pro"...)
 		}
 		return append(b, "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()."...)
-	case noiseTraceback:
-		if e == LlamaCpp {
+	case Traceback:
+		if e == enginelog.LlamaCpp {
 			return append(b, "srv    send_error: task id = 7, error: the request exceeds the available context size, try increasing it"...)
 		}
 		return append(b, traceback[i]...)
-	case noiseServerAccess, noiseToolParser:
+	case ServerAccess, ToolParser:
 		return appendServerNoise(b, k, tm, port, pick)
 	}
-	if g.tp.f == FormatDocker || g.tp.f == FormatDockerTimestamps {
+	if f.Docker() {
 		b = append(b, `10.0.0.5 - - [`...)
-		b = append2(b, tm.Day())
+		b = appendtext.Digits2(b, tm.Day())
 		b = append(b, '/')
 		b = append(b, tm.Month().String()[:3]...)
 		b = append(b, '/')
-		b = append4(b, tm.Year())
+		b = appendtext.Digits4(b, tm.Year())
 		b = append(b, ':')
-		b = appendClock(b, tm)
+		b = appendtext.Clock(b, tm)
 		b = append(b, ` +0000] "POST /v1/chat/completions HTTP/1.1" 200 `...)
 		b = strconv.AppendUint(b, uint64(200+pick%4000), 10)
 		return append(b, ` "-" "python-httpx/0.27.0"`...)
 	}
-	return append(b, others[pick%uint32(len(others))].msg...)
+	return append(b, Others[pick%uint32(len(Others))].Msg...)
 }

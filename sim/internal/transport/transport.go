@@ -1,75 +1,79 @@
-package sim
+package transport
 
 import (
 	"encoding/binary"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/specwatch/specwatch/sim/internal/appendtext"
 )
 
-// origin is who wrote a record, as journald and docker compose see it.
-type origin struct {
-	host, unit, ident, compose string
-	pid                        int // 0: none (the kernel)
-	transport                  string
-	machine, boot              string // 32 hex digits each, per host
-	bootNs                     int64  // realtime of the host's boot: the monotonic clock's zero
+// Origin is who wrote a record, as journald and docker compose see it.
+type Origin struct {
+	Host, Unit, Ident, Compose string
+	PID                        int // 0: none (the kernel)
+	Transport                  string
+	Machine, Boot              string // 32 hex digits each, per host
+	BootNs                     int64  // realtime of the host's boot: the monotonic clock's zero
 }
 
-// transport wraps messages in the scenario's Format.
-type transport struct {
-	f        Format
-	loc      *time.Location
-	seqnumID string
-	seq      uint64
-	width    int     // compose name column width
-	num      []byte  // scratch for numeric field values; capacity fixed so slices stay valid
-	fs       []field // scratch for fields
+// Writer wraps messages in a Format. Its exported fields are set once, before the first
+// AppendEntry; the zero value writes Format(0) in UTC with an empty seqnum ID.
+type Writer struct {
+	Format   Format
+	Loc      *time.Location // the time zone of journalctl's short times; nil means UTC
+	SeqnumID string         // the journal's seqnum ID in cursors: 32 hex digits
+	Width    int            // compose name column width, the prefix included
+
+	seq uint64
+	num []byte  // scratch for numeric field values; capacity fixed so slices stay valid
+	fs  []field // scratch for fields
 }
 
-// appendEntry writes one record: message msg from o, received at at (ns).
-func (tp *transport) appendEntry(b []byte, o *origin, at int64, msg []byte) []byte {
+// AppendEntry writes one record: message msg from o, received at at (ns since the epoch).
+func (tp *Writer) AppendEntry(b []byte, o *Origin, at int64, msg []byte) []byte {
 	tp.seq++
-	switch tp.f {
+	switch tp.Format {
 	case FormatRaw, FormatCat:
 		b = append(b, msg...)
 	case FormatDocker, FormatDockerTimestamps:
 		s := len(b)
-		b = append(b, o.compose...)
+		b = append(b, o.Compose...)
 		b = append(b, "-1"...)
-		b = padRight(b, s, tp.width)
+		b = appendtext.PadRight(b, s, tp.Width)
 		b = append(b, " | "...)
-		if tp.f == FormatDockerTimestamps {
+		if tp.Format == FormatDockerTimestamps {
 			t := time.Unix(0, at).UTC()
-			b = appendDate(b, t)
+			b = appendtext.Date(b, t)
 			b = append(b, 'T')
-			b = appendClock(b, t)
+			b = appendtext.Clock(b, t)
 			b = append(b, '.')
-			b = appendFrac(b, t, 9)
+			b = appendtext.Frac(b, t, 9)
 			b = append(b, "Z "...)
 		}
 		b = append(b, msg...)
 	case FormatShort, FormatShortISO, FormatShortPrecise:
-		t := time.Unix(0, at).In(tp.loc)
-		if tp.f == FormatShortISO {
-			b = appendDate(b, t)
+		t := time.Unix(0, at).In(tp.location())
+		if tp.Format == FormatShortISO {
+			b = appendtext.Date(b, t)
 			b = append(b, 'T')
-			b = appendClock(b, t)
-			b = appendZone(b, t, false)
+			b = appendtext.Clock(b, t)
+			b = appendtext.Zone(b, t, false)
 		} else {
-			b = appendSyslogTime(b, t)
-			if tp.f == FormatShortPrecise {
+			b = appendtext.SyslogTime(b, t)
+			if tp.Format == FormatShortPrecise {
 				b = append(b, '.')
-				b = appendFrac(b, t, 6)
+				b = appendtext.Frac(b, t, 6)
 			}
 		}
 		b = append(b, ' ')
-		b = append(b, o.host...)
+		b = append(b, o.Host...)
 		b = append(b, ' ')
-		b = append(b, o.ident...)
-		if o.pid != 0 {
+		b = append(b, o.Ident...)
+		if o.PID != 0 {
 			b = append(b, '[')
-			b = appendInt(b, int64(o.pid))
+			b = appendtext.Int(b, int64(o.PID))
 			b = append(b, ']')
 		}
 		b = append(b, ": "...)
@@ -82,23 +86,24 @@ func (tp *transport) appendEntry(b []byte, o *origin, at int64, msg []byte) []by
 	return append(b, '\n')
 }
 
-func padRight(b []byte, start, width int) []byte {
-	for len(b)-start < width {
-		b = append(b, ' ')
+// location is the zone of short times; time.Time.In panics on a nil one.
+func (tp *Writer) location() *time.Location {
+	if tp.Loc == nil {
+		return time.UTC
 	}
-	return b
+	return tp.Loc
 }
 
 // appendCursor writes a journal cursor; readers treat it as opaque, it need only be unique.
-func (tp *transport) appendCursor(b []byte, o *origin, at int64) []byte {
+func (tp *Writer) appendCursor(b []byte, o *Origin, at int64) []byte {
 	b = append(b, "s="...)
-	b = append(b, tp.seqnumID...)
+	b = append(b, tp.SeqnumID...)
 	b = append(b, ";i="...)
 	b = strconv.AppendUint(b, tp.seq, 16)
 	b = append(b, ";b="...)
-	b = append(b, o.boot...)
+	b = append(b, o.Boot...)
 	b = append(b, ";m="...)
-	b = strconv.AppendInt(b, (at-o.bootNs)/1000, 16)
+	b = strconv.AppendInt(b, (at-o.BootNs)/1000, 16)
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, at/1000, 16)
 	b = append(b, ";x="...)
@@ -115,7 +120,10 @@ type field struct {
 
 // fields lists the entry's fields in the order journalctl prints them. The result and its
 // number bytes live in tp and are valid until the next call.
-func (tp *transport) fields(o *origin, at int64, msg []byte) []field {
+func (tp *Writer) fields(o *Origin, at int64, msg []byte) []field {
+	if tp.num == nil {
+		tp.num, tp.fs = make([]byte, 0, 64), make([]field, 0, 16)
+	}
 	num := tp.num[:0]
 	fs := tp.fs[:0]
 	add := func(key, s string) { fs = append(fs, field{key: key, s: s}) }
@@ -125,32 +133,32 @@ func (tp *transport) fields(o *origin, at int64, msg []byte) []field {
 		fs = append(fs, field{key: key, b: num[s:len(num):len(num)]})
 	}
 	addNum("__REALTIME_TIMESTAMP", at/1000)
-	addNum("__MONOTONIC_TIMESTAMP", (at-o.bootNs)/1000)
-	add("_BOOT_ID", o.boot)
-	add("_TRANSPORT", o.transport)
-	if o.transport == "kernel" {
+	addNum("__MONOTONIC_TIMESTAMP", (at-o.BootNs)/1000)
+	add("_BOOT_ID", o.Boot)
+	add("_TRANSPORT", o.Transport)
+	if o.Transport == "kernel" {
 		add("PRIORITY", "4")
 	} else {
 		add("PRIORITY", "6")
 		add("SYSLOG_FACILITY", "3")
 	}
-	add("SYSLOG_IDENTIFIER", o.ident)
+	add("SYSLOG_IDENTIFIER", o.Ident)
 	fs = append(fs, field{key: "MESSAGE", b: msg, msg: true})
-	if o.pid != 0 {
-		addNum("_PID", int64(o.pid))
+	if o.PID != 0 {
+		addNum("_PID", int64(o.PID))
 	}
-	if o.unit != "" {
-		add("_SYSTEMD_UNIT", o.unit)
+	if o.Unit != "" {
+		add("_SYSTEMD_UNIT", o.Unit)
 	}
-	add("_MACHINE_ID", o.machine)
-	add("_HOSTNAME", o.host)
+	add("_MACHINE_ID", o.Machine)
+	add("_HOSTNAME", o.Host)
 	tp.num, tp.fs = num, fs
 	return fs
 }
 
 // appendJSON writes journalctl -o json: every value a string, except a MESSAGE that is not
 // printable UTF-8 (ANSI escapes, say), which journalctl writes as an array of byte values.
-func (tp *transport) appendJSON(b []byte, o *origin, at int64, msg []byte) []byte {
+func (tp *Writer) appendJSON(b []byte, o *Origin, at int64, msg []byte) []byte {
 	b = append(b, `{"__CURSOR":"`...)
 	b = tp.appendCursor(b, o, at)
 	b = append(b, '"')
@@ -179,7 +187,7 @@ func (tp *transport) appendJSON(b []byte, o *origin, at int64, msg []byte) []byt
 
 // appendExport writes the journal export format: KEY=value lines, or for values that are not
 // printable without newlines, KEY, a newline, a little-endian 64-bit length and the bytes.
-func (tp *transport) appendExport(b []byte, o *origin, at int64, msg []byte) []byte {
+func (tp *Writer) appendExport(b []byte, o *Origin, at int64, msg []byte) []byte {
 	b = append(b, "__CURSOR="...)
 	b = tp.appendCursor(b, o, at)
 	b = append(b, '\n')

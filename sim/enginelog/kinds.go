@@ -1,57 +1,19 @@
-package sim
+package enginelog
 
 import "fmt"
 
-// Format is the transport that carries the engines' lines to the reader.
-type Format int
+// Engine names the software that writes a series' lines; the values are the metrics' engine
+// label (docs/metrics.md).
+type Engine string
 
-// Formats, named as journalctl's -o values where they are journalctl's.
+// Engines the generator can imitate.
 const (
-	FormatRaw    Format = iota // the process's own stdout, as in a redirected file
-	FormatCat                  // journalctl -o cat: messages only, other units included
-	FormatDocker               // docker compose logs: "vllm-1  | " before each line
-	// FormatDockerTimestamps is docker compose logs -t: an RFC 3339 nanosecond UTC time after
-	// the prefix.
-	FormatDockerTimestamps
-	FormatShort        // journalctl -o short
-	FormatShortISO     // journalctl -o short-iso
-	FormatShortPrecise // journalctl -o short-precise
-	FormatJSON         // journalctl -o json
-	FormatExport       // journalctl -o export
-	numFormats
+	SGLang   Engine = "sglang"
+	VLLM     Engine = "vllm"
+	LlamaCpp Engine = "llamacpp"
+	// Generic is a custom build (a DDTree fork, say) that logs only key=value statistics.
+	Generic Engine = "generic"
 )
-
-var formatNames = [numFormats]string{"raw", "cat", "docker", "docker-timestamps", "short",
-	"short-iso", "short-precise", "json", "export"}
-
-func (f Format) String() string {
-	if f < 0 || f >= numFormats {
-		return fmt.Sprintf("Format(%d)", int(f))
-	}
-	return formatNames[f]
-}
-
-// ParseFormat is the inverse of Format.String, for command-line flags.
-func ParseFormat(name string) (Format, error) {
-	for i, n := range formatNames {
-		if n == name {
-			return Format(i), nil
-		}
-	}
-	return 0, fmt.Errorf("sim: unknown format %q", name)
-}
-
-// Formats lists every format, for tests and help texts.
-func Formats() []Format {
-	fs := make([]Format, numFormats)
-	for i := range fs {
-		fs[i] = Format(i)
-	}
-	return fs
-}
-
-// journal reports whether the format is journalctl output, where other units' lines appear.
-func (f Format) journal() bool { return f >= FormatShort || f == FormatCat }
 
 // Style is a generation of an engine's line shapes. The shapes drift between releases and
 // specwatch must read all of them, so each service picks one.
@@ -97,8 +59,8 @@ func (s Style) String() string {
 	return styleNames[s]
 }
 
-// engine is the engine a style belongs to; "" for StyleDefault.
-func (s Style) engine() Engine {
+// Engine is the engine a style belongs to; "" for StyleDefault.
+func (s Style) Engine() Engine {
 	switch {
 	case s == StyleDefault:
 		return ""
@@ -111,8 +73,8 @@ func (s Style) engine() Engine {
 	}
 }
 
-// resolve replaces StyleDefault by the engine's current style.
-func (s Style) resolve(e Engine) Style {
+// Resolve replaces StyleDefault by the engine's current style.
+func (s Style) Resolve(e Engine) Style {
 	if s != StyleDefault {
 		return s
 	}
@@ -146,3 +108,32 @@ const (
 	// PrefixBare: vLLM without the process tag; the bare message for the others (one rank only).
 	PrefixBare
 )
+
+// LineKind is the shape of an engine line, finer than the metrics' sample kinds so that tests can
+// pick exactly the lines they check.
+type LineKind uint8
+
+// Engine line kinds.
+const (
+	LineDecode  LineKind = iota + 1 // SGLang "Decode batch"
+	LinePrefill                     // SGLang "Prefill batch"
+	LineRetract                     // SGLang "KV cache pool is full. Retract requests."
+	LineStartup                     // SGLang DFLASH / DDTree initialisation
+	LineProfile                     // "[DFLASH profile] … total_ms=…"
+	LineCustom                      // "avg_commit_len=…" key=value statistics
+	LineStats                       // vLLM engine line ("Avg generation throughput")
+	LineSpec                        // vLLM "SpecDecoding metrics" / v0 "Speculative metrics"
+	LineTiming                      // llama.cpp print_timing lines
+	LineDraft                       // llama.cpp "draft acceptance rate"
+	numLineKinds
+)
+
+var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
+	"custom", "stats", "spec", "timing", "draft"}
+
+func (k LineKind) String() string {
+	if k == 0 || k >= numLineKinds {
+		return fmt.Sprintf("LineKind(%d)", int(k))
+	}
+	return lineNames[k]
+}

@@ -1,6 +1,10 @@
-package sim
+package enginelog
 
-import "time"
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/sim/internal/appendtext"
+)
 
 // ANSI sequences vLLM uses: the process tag in bold cyan, the level in green, the source dim.
 const (
@@ -11,22 +15,13 @@ const (
 	ansiEnd   = "\x1b[0m"
 )
 
-// appendVLLMPrefix writes "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] ". Each rank
+// AppendVLLMPrefix writes "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] ". Each rank
 // has its own process tag, so interleaved engines stay tellable apart even without the lead.
-func (r *rankSim) appendVLLMPrefix(b []byte, t time.Time, level, file string) []byte {
-	if r.svc.Prefix != PrefixBare {
-		if r.svc.Color {
-			b = append(b, ansiCyan...)
-		}
-		b = append(b, "(APIServer pid="...)
-		b = appendInt(b, int64(r.svc.PID+r.rankIx))
-		b = append(b, ')')
-		if r.svc.Color {
-			b = append(b, ansiReset...)
-		}
-		b = append(b, ' ')
+func (w *Writer) AppendVLLMPrefix(b []byte, t time.Time, level, file string) []byte {
+	if w.Prefix != PrefixBare {
+		b = w.AppendProcessTag(b, w.PID)
 	}
-	if r.svc.Color {
+	if w.Color {
 		b = append(b, ansiGreen...)
 		b = append(b, level...)
 		b = append(b, ansiEnd...)
@@ -35,24 +30,39 @@ func (r *rankSim) appendVLLMPrefix(b []byte, t time.Time, level, file string) []
 	}
 	_, m, d := t.Date()
 	b = append(b, ' ')
-	b = append2(b, int(m))
+	b = appendtext.Digits2(b, int(m))
 	b = append(b, '-')
-	b = append2(b, d)
+	b = appendtext.Digits2(b, d)
 	b = append(b, ' ')
-	b = appendClock(b, t)
+	b = appendtext.Clock(b, t)
 	b = append(b, ' ')
-	if r.style == VLLMV0 {
+	if w.Style == VLLMV0 {
 		b = append(b, file...)
 		return append(b, "] "...)
 	}
-	if r.svc.Color {
+	if w.Color {
 		b = append(b, ansiDim...)
 	}
 	b = append(b, '[')
 	b = append(b, file...)
 	b = append(b, ']')
-	if r.svc.Color {
+	if w.Color {
 		b = append(b, ansiEnd...)
+	}
+	return append(b, ' ')
+}
+
+// AppendProcessTag writes vLLM's "(APIServer pid=9120) ", which its uvicorn access lines carry
+// too, with the API server's pid rather than a rank's.
+func (w *Writer) AppendProcessTag(b []byte, pid int) []byte {
+	if w.Color {
+		b = append(b, ansiCyan...)
+	}
+	b = append(b, "(APIServer pid="...)
+	b = appendtext.Int(b, int64(pid))
+	b = append(b, ')')
+	if w.Color {
+		b = append(b, ansiReset...)
 	}
 	return append(b, ' ')
 }
@@ -70,119 +80,119 @@ func vllmFile(k LineKind, v0 bool) string {
 }
 
 // appendStats writes the engine line of a logging interval.
-func (r *rankSim) appendStats(b []byte, rec *record) []byte {
-	kv := 100 * float64(rec.ctx) / float64(r.svc.KVTokens)
-	if r.rank != "" && r.style != VLLMV0 {
-		b = append(b, r.rank...)
+func (w *Writer) appendStats(b []byte, rec *Record) []byte {
+	kv := 100 * float64(rec.Ctx) / float64(w.KVTokens)
+	if w.Rank != "" && w.Style != VLLMV0 {
+		b = append(b, w.Rank...)
 		b = append(b, ": "...)
 	}
-	if rec.format {
+	if rec.Renamed {
 		b = append(b, "Avg generation throughput -> "...)
-		b = appendFixed(b, rec.tps, 1)
+		b = appendtext.Fixed(b, rec.TPS, 1)
 		b = append(b, " tokens/s, Running -> "...)
-		b = appendInt(b, int64(rec.running))
+		b = appendtext.Int(b, int64(rec.Running))
 		b = append(b, " reqs, GPU KV cache -> "...)
-		b = appendFixed(b, kv, 1)
+		b = appendtext.Fixed(b, kv, 1)
 		return append(b, '%')
 	}
 	b = append(b, "Avg prompt throughput: "...)
-	b = appendFixed(b, rec.promptTPS, 1)
+	b = appendtext.Fixed(b, rec.PromptTPS, 1)
 	b = append(b, " tokens/s, Avg generation throughput: "...)
-	b = appendFixed(b, rec.tps, 1)
+	b = appendtext.Fixed(b, rec.TPS, 1)
 	b = append(b, " tokens/s, Running: "...)
-	b = appendInt(b, int64(rec.running))
-	if r.style == VLLMV0 {
+	b = appendtext.Int(b, int64(rec.Running))
+	if w.Style == VLLMV0 {
 		b = append(b, " reqs, Swapped: 0 reqs, Pending: "...)
-		b = appendInt(b, int64(rec.queue))
+		b = appendtext.Int(b, int64(rec.Queue))
 		b = append(b, " reqs, GPU KV cache usage: "...)
-		b = appendFixed(b, kv, 1)
+		b = appendtext.Fixed(b, kv, 1)
 		return append(b, "%, CPU KV cache usage: 0.0%."...)
 	}
 	b = append(b, " reqs, Waiting: "...)
-	b = appendInt(b, int64(rec.queue))
+	b = appendtext.Int(b, int64(rec.Queue))
 	b = append(b, " reqs, GPU KV cache usage: "...)
-	b = appendFixed(b, kv, 1)
+	b = appendtext.Fixed(b, kv, 1)
 	b = append(b, "%, Prefix cache hit rate: "...)
-	b = appendFixed(b, r.prefixHit, 1)
+	b = appendtext.Fixed(b, rec.PrefixHit, 1)
 	return append(b, '%')
 }
 
 // appendSpec writes the speculative line in the service's generation; every figure is derived
 // from the printed counts, so Mean acceptance length = 1 + Accepted / (Drafted / k).
-func (r *rankSim) appendSpec(b []byte, rec *record) []byte {
-	k := r.svc.Acceptance.DraftLen
-	if rec.format {
+func (w *Writer) appendSpec(b []byte, rec *Record) []byte {
+	k := w.DraftLen
+	if rec.Renamed {
 		b = append(b, "SpecDecoding metrics: acc. length -> "...)
-		b = appendFixed(b, rec.commit, 2)
+		b = appendtext.Fixed(b, rec.Commit, 2)
 		b = append(b, ", accepted -> "...)
-		b = appendInt(b, rec.accepted)
+		b = appendtext.Int(b, rec.Accepted)
 		b = append(b, ", drafted -> "...)
-		return appendInt(b, rec.drafts2)
+		return appendtext.Int(b, rec.Drafted)
 	}
 	rate := 0.0
-	if rec.drafts2 > 0 {
-		rate = float64(rec.accepted) / float64(rec.drafts2)
+	if rec.Drafted > 0 {
+		rate = float64(rec.Accepted) / float64(rec.Drafted)
 	}
-	switch r.style {
+	switch w.Style {
 	case VLLMV0:
-		emitted := rec.cumEmit
+		emitted := rec.CumEmit
 		b = append(b, "Speculative metrics: Draft acceptance rate: "...)
-		b = appendFixed(b, float64(rec.cumAcc)/float64(max(1, rec.cumDraft)), 3)
+		b = appendtext.Fixed(b, float64(rec.CumAcc)/float64(max(1, rec.CumDraft)), 3)
 		b = append(b, ", System efficiency: "...)
-		b = appendFixed(b, float64(emitted)/float64(max(1, rec.cumDraft/int64(k)*int64(k+1))), 3)
+		b = appendtext.Fixed(b, float64(emitted)/float64(max(1, rec.CumDraft/int64(k)*int64(k+1))), 3)
 		b = append(b, ", Number of speculative tokens: "...)
-		b = appendInt(b, int64(k))
+		b = appendtext.Int(b, int64(k))
 		b = append(b, ", Number of accepted tokens: "...)
-		b = appendInt(b, rec.cumAcc)
+		b = appendtext.Int(b, rec.CumAcc)
 		b = append(b, ", Number of draft tokens: "...)
-		b = appendInt(b, rec.cumDraft)
+		b = appendtext.Int(b, rec.CumDraft)
 		b = append(b, ", Number of emitted tokens: "...)
-		b = appendInt(b, emitted)
+		b = appendtext.Int(b, emitted)
 		return append(b, '.')
 	case VLLMSpecGen3:
 		b = append(b, "SpecDecoding metrics: Mean acceptance length: "...)
-		b = appendFixed(b, rec.commit, 2)
+		b = appendtext.Fixed(b, rec.Commit, 2)
 		b = append(b, ", Accepted throughput: "...)
-		b = appendFixed(b, float64(rec.accepted)/rec.interval, 2)
+		b = appendtext.Fixed(b, float64(rec.Accepted)/rec.Interval, 2)
 		b = append(b, " tokens/s, Drafted throughput: "...)
-		b = appendFixed(b, float64(rec.drafts2)/rec.interval, 2)
+		b = appendtext.Fixed(b, float64(rec.Drafted)/rec.Interval, 2)
 		b = append(b, " tokens/s, Accepted: "...)
-		b = appendInt(b, rec.accepted)
+		b = appendtext.Int(b, rec.Accepted)
 		b = append(b, " tokens, Drafted: "...)
-		b = appendInt(b, rec.drafts2)
+		b = appendtext.Int(b, rec.Drafted)
 		b = append(b, " tokens, "...)
-		b = r.appendPositions(b, rec)
+		b = w.appendPositions(b, rec)
 		b = append(b, ", Avg Draft acceptance rate: "...)
-		b = appendFixed(b, 100*rate, 1)
+		b = appendtext.Fixed(b, 100*rate, 1)
 		return append(b, '%')
 	}
 	b = append(b, "SpecDecoding metrics: Draft acceptance rate: "...)
-	b = appendFixed(b, 100*rate, 1)
-	if r.style == VLLMSpecGen2 {
+	b = appendtext.Fixed(b, 100*rate, 1)
+	if w.Style == VLLMSpecGen2 {
 		b = append(b, "%, Mean acceptance length: "...)
-		b = appendFixed(b, rec.commit, 2)
+		b = appendtext.Fixed(b, rec.Commit, 2)
 		b = append(b, ", Accepted: "...)
 	} else {
 		b = append(b, "%, Accepted: "...)
 	}
-	b = appendInt(b, rec.accepted)
+	b = appendtext.Int(b, rec.Accepted)
 	b = append(b, " tokens, Drafted: "...)
-	b = appendInt(b, rec.drafts2)
+	b = appendtext.Int(b, rec.Drafted)
 	b = append(b, " tokens"...)
-	if r.style == VLLMSpecGen2 {
+	if w.Style == VLLMSpecGen2 {
 		b = append(b, ", "...)
-		b = r.appendPositions(b, rec)
+		b = w.appendPositions(b, rec)
 	}
 	return b
 }
 
-func (r *rankSim) appendPositions(b []byte, rec *record) []byte {
+func (w *Writer) appendPositions(b []byte, rec *Record) []byte {
 	b = append(b, "Per-position acceptance rate: "...)
-	for i := range r.svc.Acceptance.DraftLen {
+	for i := range w.DraftLen {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendFixed(b, float64(rec.pos[i])/float64(rec.drafts), 3)
+		b = appendtext.Fixed(b, float64(rec.Pos[i])/float64(rec.Drafts), 3)
 	}
 	return b
 }

@@ -1,0 +1,84 @@
+// Package enginelog writes the lines speculative-decoding engines print (SGLang, vLLM, llama.cpp
+// and custom key=value builds) from the values behind them: the mirror of package parse. It
+// holds no state and draws no random numbers, so a Record and a Writer determine the bytes; the
+// simulator in package sim decides the values and the stream around them.
+package enginelog
+
+import "time"
+
+// MaxDraft bounds the draft length: vLLM prints at most 15 per-position rates, and DFlash
+// blocks are 16.
+const MaxDraft = 15
+
+// Record holds the values one engine line prints. Which fields a line reads depends on its
+// Kind; the others are ignored.
+type Record struct {
+	Kind LineKind
+	Sub  uint8 // which line of a multi-line block (llama.cpp's print_timing, SGLang's startup)
+	// Renamed writes the line with its fields renamed ("accept len:" becomes "acc. length ->"),
+	// as after a format change that parsers do not know yet.
+	Renamed bool
+
+	Ctx, Running, Queue int     // KV tokens of the running requests, the batch, the waiting requests
+	Step, Commit, TPS   float64 // step seconds, mean commit length, generation tokens/s
+	Depth               float64 // accepted depth written; differs from Commit−1 only under a fault
+	Iter                int64   // decode step counter
+
+	NewSeq, NewTok, Cached int     // SGLang prefill: admitted requests, new and cached tokens
+	InputTPS, PromptTPS    float64 // prefill and prompt throughput, tokens/s
+	Retracted              int     // SGLang: requests sent back to the queue
+
+	Drafts, Accepted, Drafted int64 // drafts proposed, draft tokens accepted, draft tokens drafted
+	Pos                       [MaxDraft]int32
+	Interval                  float64 // seconds the counts cover
+	CumAcc, CumDraft, CumEmit int64   // vLLM v0's cumulative counts
+	PrefixHit                 float64 // vLLM: prefix cache hit rate, %
+
+	Slot, Task, Prompt, Gen int     // llama.cpp: the finished request
+	PromptMs, EvalMs        float64 // llama.cpp: its prompt and generation time
+}
+
+// Writer is how one rank's engine is configured to log: what it prints around and inside the
+// values of a Record.
+type Writer struct {
+	Engine Engine
+	Style  Style // the line generation; StyleDefault is not resolved here, see Style.Resolve
+	Prefix Prefix
+	Color  bool   // vLLM: ANSI colour codes around the process tag and level
+	Rank   string // the rank tag: SGLang "DP1 TP1", vLLM "Engine 000", or "" for none
+	PID    int    // vLLM: the process in "(APIServer pid=…)"
+
+	KVTokens       int // KV-cache capacity: usage figures are Ctx / KVTokens
+	DraftLen       int // draft tokens per step; 0 writes no acceptance fields
+	DecodeInterval int // decode steps a line covers (the space-separated generic style's counts)
+}
+
+// AppendLine writes rec as w's engine would at t: logger prefix, then the message.
+func (w *Writer) AppendLine(b []byte, t time.Time, rec *Record) []byte {
+	switch w.Engine {
+	case SGLang:
+		b = w.AppendSGLangPrefix(b, t, sglangModule(rec.Kind))
+		switch rec.Kind {
+		case LineDecode:
+			return w.appendDecode(b, rec)
+		case LinePrefill:
+			return w.appendPrefill(b, rec)
+		case LineRetract:
+			return w.appendRetract(b, rec)
+		case LineStartup:
+			return w.appendStartup(b, rec)
+		case LineProfile:
+			return w.appendProfile(b, rec)
+		}
+		return w.appendCustom(b, rec)
+	case VLLM:
+		b = w.AppendVLLMPrefix(b, t, "INFO", vllmFile(rec.Kind, w.Style == VLLMV0))
+		if rec.Kind == LineSpec {
+			return w.appendSpec(b, rec)
+		}
+		return w.appendStats(b, rec)
+	case Generic:
+		return w.appendCustom(w.AppendGenericPrefix(b, t), rec)
+	}
+	return w.appendLlama(b, rec)
+}
