@@ -65,17 +65,47 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open(dir) = %v", err)
 	}
 
-	bad := gz(t, "g\n")
-	bad[len(bad)-5] ^= 0xff // the length in the trailer
-	p := write("bad.gz", bad)
-	rc, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	_, err = io.ReadAll(onlyReader(rc))
-	if err == nil || !strings.Contains(err.Error(), p) || !errors.Is(err, gzip.ErrChecksum) {
-		t.Errorf("damaged gzip: %v, want an error naming %s", err, p)
+	// Damage: what decoded is read (as gzip -dc writes it), the input ends there, and Damage
+	// names the path and the kind; zero padding after the last member is not damage.
+	two := gz(t, "g\n", "h\n")
+	sum := gz(t, "g\n")
+	sum[len(sum)-5] ^= 0xff // the length in the trailer
+	big := gz(t, strings.Repeat("line of text\n", 4096))
+	for _, tc := range []struct {
+		name, want, damage string
+		data               []byte
+	}{
+		{"zero padding", "g\nh\n", "", append(bytes.Clone(two), make([]byte, 4096)...)},
+		{"trailing garbage", "g\nh\n", "trailing garbage", append(bytes.Clone(two), "not gzip"...)},
+		{"checksum", "g\n", "checksum", sum},
+		{"truncated member", "", "truncated gzip member", big[:len(big)/2]},
+		{"truncated second member", "g\nh\n", "truncated", two[:len(two)-6]}, // its trailer cut: the data decoded
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(strings.ReplaceAll(tc.name, " ", "-")+".gz", tc.data)
+			in, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			got, err := io.ReadAll(onlyReader(in))
+			if err != nil {
+				t.Fatalf("read: %v, want the decoded part and io.EOF", err)
+			}
+			if tc.want != "" && string(got) != tc.want {
+				t.Errorf("read %q, want %q", got, tc.want)
+			}
+			if tc.name == "truncated member" && (len(got) == 0 || !strings.HasPrefix(strings.Repeat("line of text\n", 4096), string(got))) {
+				t.Errorf("read %d bytes of the truncated member, want a prefix of it", len(got))
+			}
+			d := in.Damage()
+			switch {
+			case tc.damage == "" && d != nil:
+				t.Errorf("damage %v, want none", d)
+			case tc.damage != "" && (d == nil || !strings.Contains(d.Error(), tc.damage) || !strings.Contains(d.Error(), p)):
+				t.Errorf("damage %v, want it to name %s and %q", d, p, tc.damage)
+			}
+		})
 	}
 }
 

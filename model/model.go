@@ -46,6 +46,9 @@ func (m *Set) CountOutOfRange() { m.input.OutOfRange++ }
 // CountUnreadable records records the reader could not decode.
 func (m *Set) CountUnreadable(n int64) { m.input.Unreadable += n }
 
+// CountDamaged counts an input read only as far as it decoded.
+func (m *Set) CountDamaged() { m.input.DamagedInputs++ }
+
 // Overflow is the number of samples dropped because the series cap was reached.
 func (m *Set) Overflow() int64 { return m.overflow }
 
@@ -113,6 +116,7 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 // Report returns the diagnosis of every series.
 func (m *Set) Report() Report {
 	r := Report{Input: m.input, Series: make([]SeriesReport, 0, len(m.order))}
+	r.Input.Dropped = m.overflow
 	for _, se := range m.order {
 		r.Series = append(r.Series, se.report())
 	}

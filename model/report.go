@@ -21,6 +21,12 @@ type InputCounts struct {
 	Unreadable int64 `json:"unreadable"`
 	// OutOfRange counts samples outside the requested time range; they are not in lines.
 	OutOfRange int64 `json:"out_of_range,omitempty"`
+	// Dropped counts samples of series past the series cap (max_series): read and matched,
+	// but in no series of the report.
+	Dropped int64 `json:"dropped,omitempty"`
+	// DamagedInputs counts inputs read only as far as they decoded (a truncated or corrupt
+	// gzip member, trailing garbage); the report holds what came before the damage.
+	DamagedInputs int64 `json:"damaged_inputs,omitempty"`
 }
 
 // Labels identify a series: one rank of one engine process on one host.

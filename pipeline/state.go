@@ -105,6 +105,13 @@ func (s *State) Tick(now time.Time) {
 	s.mu.Unlock()
 }
 
+// CountDamaged counts an input read only as far as it decoded.
+func (s *State) CountDamaged() {
+	s.mu.Lock()
+	s.set.CountDamaged()
+	s.mu.Unlock()
+}
+
 // CountUnreadable adds records an input could not decode to the report's input counts.
 func (s *State) CountUnreadable(n int64) {
 	s.mu.Lock()

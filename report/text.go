@@ -22,6 +22,12 @@ func WriteText(w io.Writer, r model.Report) error {
 	if in.OutOfRange > 0 {
 		fmt.Fprintf(bw, ", %d samples outside --since/--until", in.OutOfRange)
 	}
+	if in.Dropped > 0 {
+		fmt.Fprintf(bw, ", %d samples dropped past the series cap", in.Dropped)
+	}
+	if in.DamagedInputs > 0 {
+		fmt.Fprintf(bw, ", %d damaged inputs read as far as they decoded", in.DamagedInputs)
+	}
 	fmt.Fprintf(bw, "\n")
 	if len(r.Series) == 0 {
 		fmt.Fprintf(bw, "\nno engine statistics found: is this an SGLang, vLLM or llama.cpp log with metrics logging on?\n")

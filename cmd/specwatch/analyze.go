@@ -71,7 +71,7 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.validate(*since, *until, *tz); err != nil {
 		return err
 	}
-	a := newAnalysis(cfg)
+	a := newAnalysis(cfg, stderr)
 	switch {
 	case cfg.journalDir != "":
 		if len(paths) > 0 {
@@ -115,14 +115,15 @@ func (a *analysis) journal() error {
 
 // analysis feeds inputs through the pipeline into one model.
 type analysis struct {
-	cfg   analyzeConfig
-	state *pipeline.State
-	feed  *pipeline.Pipeline
+	cfg    analyzeConfig
+	stderr io.Writer
+	state  *pipeline.State
+	feed   *pipeline.Pipeline
 }
 
-func newAnalysis(cfg analyzeConfig) *analysis {
+func newAnalysis(cfg analyzeConfig, stderr io.Writer) *analysis {
 	st := pipeline.NewState(pipeline.StateOptions{Model: model.Options{MaxSeries: cfg.maxSeries}})
-	return &analysis{cfg: cfg, state: st,
+	return &analysis{cfg: cfg, stderr: stderr, state: st,
 		feed: pipeline.New(st, pipeline.Options{Location: cfg.loc, Since: cfg.since, Until: cfg.until})}
 }
 
@@ -139,7 +140,15 @@ func (a *analysis) file(path string) error {
 			year = fi.ModTime().Year()
 		}
 	}
-	return a.read(rc, path, year)
+	if err := a.read(rc, path, year); err != nil {
+		return err
+	}
+	if err := rc.Damage(); err != nil {
+		// What decoded is in the report; the damage is counted there and named here.
+		fmt.Fprintf(a.stderr, "specwatch analyze: %v\n", err)
+		a.state.CountDamaged()
+	}
+	return nil
 }
 
 func (a *analysis) read(r io.Reader, name string, year int) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func BenchmarkAnalyzeMixed(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		a := newAnalysis(analyzeConfig{loc: time.UTC})
+		a := newAnalysis(analyzeConfig{loc: time.UTC}, io.Discard)
 		if err := a.read(bytes.NewReader(data), "mixed", 2026); err != nil {
 			b.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		src := demoLog()
 		defer src.Close()
-		a := newAnalysis(cfg)
+		a := newAnalysis(cfg, stderr)
 		if err := a.read(src, "demo", 2026); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestEveryShapeReadsBackExactly(t *testing.T) {
 				t.Fatal(err)
 			}
 			engine, noise := int64(sum.EngineLines-timing), int64(sum.NoiseLines+timing)
-			a := newAnalysis(analyzeConfig{loc: time.UTC})
+			a := newAnalysis(analyzeConfig{loc: time.UTC}, io.Discard)
 			if err := a.read(&buf, f.String(), 2026); err != nil {
 				t.Fatal(err)
 			}
