@@ -110,3 +110,18 @@ func BenchmarkHostileHashes(b *testing.B) { benchLine(b, strings.Repeat("#", 1<<
 func BenchmarkHostileKeyValues(b *testing.B) {
 	benchLine(b, "avg_commit_len=2.9 "+strings.Repeat("k=1 ", 10000), Matched)
 }
+
+// BenchmarkResolveAbsolute resolves the time of a short-iso line, as analyze does for every
+// sample of the chatty corpus.
+func BenchmarkResolveAbsolute(b *testing.B) {
+	p, st := NewParser(Options{}), NewStream(StreamOptions{})
+	var s Sample
+	line := []byte(isoPrefix + "[2026-11-20 09:00:01 DP2 TP2] Decode batch, #running-req: 8, #token: 11679, gen throughput (token/s): 576.21, #queue-req: 0")
+	if p.Parse(line, &s) != Matched {
+		b.Fatal(s.Why)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		st.Resolve(0, nil, nil, &s)
+	}
+}

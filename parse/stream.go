@@ -152,7 +152,8 @@ type civilDay struct {
 // absTime is a PrecAbsolute stamp in Unix nanoseconds. Consecutive lines nearly always share
 // the day, so the day's midnight is computed once (by time.Date, which also normalises a
 // day past the month's end) and the clock added to it: time.Date for every stamp was 3 % of
-// analyze's CPU on the chatty corpus, where every line has journalctl's short-iso stamp.
+// analyze's CPU on the chatty corpus, where every line has journalctl's short-iso stamp;
+// BenchmarkResolveAbsolute went from 17.6 to 7.3 ns (medians of 3 runs).
 func (st *Stream) absTime(t *Stamp) int64 {
 	d := &st.utcDay
 	if d.year != t.Year || d.month != t.Month || d.day != t.Day || d.midnight == 0 {
