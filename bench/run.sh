@@ -28,7 +28,9 @@ if [ ! -x "$MTAIL" ]; then
 	(cd "$W" && apt-get download mtail && dpkg-deb -x mtail_*.deb mtail-root)
 fi
 SW=$W/specwatch
-go build -o "$SW" ./cmd/specwatch
+# Built beside and copied into place: the binary the linker writes has a larger resident set
+# than the same bytes copied (15.5 vs 12.9 MB for \`specwatch version\`), as an installed one is.
+go build -o "$SW.link" ./cmd/specwatch && cp "$SW.link" "$SW" && rm "$SW.link"
 PROGS=$ROOT/bench/mtail
 MT="$MTAIL --one_shot --one_shot_format=prometheus --progs $PROGS --logtostderr"
 

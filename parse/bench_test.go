@@ -28,6 +28,29 @@ func BenchmarkSGLangDecode(b *testing.B) {
 	benchLine(b, "Nov 20 09:00:01 gpu07 python3[48211]: [2026-11-20 09:00:01 DP3 TP3] Decode batch, #running-req: 1, #token: 5553, token usage: 0.01, accept len: 2.90, accept rate: 0.13, cuda graph: True, gen throughput (token/s): 31.87, #queue-req: 0", Matched)
 }
 
+// The chatty corpus' lines, each behind journalctl's short-iso prefix.
+const isoPrefix = "2026-11-20T09:00:01+0000 gpu07 python3[48211]: "
+
+func BenchmarkSGLangDecodeISO(b *testing.B) {
+	benchLine(b, isoPrefix+"[2026-11-20 09:00:01 DP2 TP2] Decode batch, #running-req: 8, #token: 11679, token usage: 0.03, accept len: 3.89, accept rate: 0.41, cuda graph: True, gen throughput (token/s): 576.21, #queue-req: 0", Matched)
+}
+
+func BenchmarkSGLangPrefillISO(b *testing.B) {
+	benchLine(b, isoPrefix+"[2026-11-20 09:00:00 DP0 TP0] Prefill batch, #new-seq: 8, #new-token: 30479, #cached-token: 6208, token usage: 0.09, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: False, input throughput (token/s): 19805.06", Matched)
+}
+
+func BenchmarkAccessISO(b *testing.B) {
+	benchLine(b, isoPrefix+`[2026-11-20 09:00:01] INFO:     127.0.0.1:51325 - "POST /v1/chat/completions HTTP/1.1" 200 OK`, Ignored)
+}
+
+func BenchmarkToolParserISO(b *testing.B) {
+	benchLine(b, isoPrefix+`[2026-11-20 09:00:05] Failed to parse JSON part: {"name": "fetch_url", "arguments": {"url": "https://docs.example.com/search?q=speculative+decoding&lang=en"}}}, JSON parse error: Extra data: line 1 column 103 (char 102)`, Ignored)
+}
+
+func BenchmarkTracebackISO(b *testing.B) {
+	benchLine(b, isoPrefix+`  File "/usr/local/lib/python3.12/dist-packages/uvicorn/protocols/http/httptools_impl.py", line 409, in run_asgi`, Ignored)
+}
+
 // Target: <= 800 ns and 0 allocations with 15 per-position values.
 func BenchmarkVLLMSpec15(b *testing.B) {
 	benchLine(b, "(APIServer pid=9120) INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 3.10, Accepted throughput: 41.10 tokens/s, Drafted throughput: 90.00 tokens/s, Accepted: 2100 tokens, Drafted: 15000 tokens, Per-position acceptance rate: 0.901, 0.802, 0.703, 0.604, 0.505, 0.406, 0.307, 0.208, 0.109, 0.090, 0.080, 0.070, 0.060, 0.050, 0.040, Avg Draft acceptance rate: 14.0%", Matched)
@@ -53,9 +76,16 @@ func BenchmarkKeyValue(b *testing.B) {
 // avg_commit_len lines, vLLM engine and SpecDecoding lines, a key=value build and llama.cpp, all
 // behind journalctl's short prefix. The single-line benchmarks each repeat one shape, which the
 // branch predictor learns; this mix is what a real stream costs. It reports ns/line.
-func BenchmarkMixed(b *testing.B) {
+func BenchmarkMixed(b *testing.B) { benchCorpus(b, sim.Mixed(1, 10000)) }
+
+// BenchmarkChatty parses the first 10,000 lines of bench/'s second corpus (sim's chatty preset):
+// one SGLang unit behind journalctl's short-iso prefix, 30 % decode and 10 % prefill lines from
+// four DP ranks, the rest the server's access log, tracebacks and tool-parser complaints.
+func BenchmarkChatty(b *testing.B) { benchCorpus(b, sim.Chatty(1, 10000)) }
+
+func benchCorpus(b *testing.B, sc sim.Scenario) {
 	var buf bytes.Buffer
-	if _, err := sim.Generate(sim.Mixed(1, 10000), &buf, nil); err != nil {
+	if _, err := sim.Generate(sc, &buf, nil); err != nil {
 		b.Fatal(err)
 	}
 	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
@@ -79,4 +109,19 @@ func BenchmarkHostileDigits(b *testing.B) {
 func BenchmarkHostileHashes(b *testing.B) { benchLine(b, strings.Repeat("#", 1<<20), Ignored) }
 func BenchmarkHostileKeyValues(b *testing.B) {
 	benchLine(b, "avg_commit_len=2.9 "+strings.Repeat("k=1 ", 10000), Matched)
+}
+
+// BenchmarkResolveAbsolute resolves the time of a short-iso line, as analyze does for every
+// sample of the chatty corpus.
+func BenchmarkResolveAbsolute(b *testing.B) {
+	p, st := NewParser(Options{}), NewStream(StreamOptions{})
+	var s Sample
+	line := []byte(isoPrefix + "[2026-11-20 09:00:01 DP2 TP2] Decode batch, #running-req: 8, #token: 11679, gen throughput (token/s): 576.21, #queue-req: 0")
+	if p.Parse(line, &s) != Matched {
+		b.Fatal(s.Why)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		st.Resolve(0, nil, nil, &s)
+	}
 }

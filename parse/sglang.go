@@ -40,9 +40,11 @@ func sglangDecode(b []byte, s *Sample) Result {
 		return malformed(s, "decode: no separator after lead")
 	}
 	s.Kind = KindDecode
-	it := fieldIter{b: b, pos: i, sep: ','}
-	if r := readFields(&it, s, &decodeRecord); r != Matched {
-		return r
+	if !readLayout(b, i, decodeLayouts[:], &decodeRecord, s) {
+		it := fieldIter{b: b, pos: i, sep: ','}
+		if r := readFields(&it, s, &decodeRecord); r != Matched {
+			return r
+		}
 	}
 	// A line cut mid-way (130-column splits) loses its tail: #queue-req ends every known version.
 	if !s.Has(Running) || !s.Has(GenTPS) || !s.Has(Queue) {
@@ -107,9 +109,11 @@ func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
 		return malformed(s, "prefill: no separator after lead")
 	}
 	s.Kind = KindPrefill
-	it := fieldIter{b: b, pos: i, sep: sep}
-	if r := readFields(&it, s, &prefillRecord); r != Matched {
-		return r
+	if sep != ',' || !readLayout(b, i, prefillLayouts[:], &prefillRecord, s) {
+		it := fieldIter{b: b, pos: i, sep: sep}
+		if r := readFields(&it, s, &prefillRecord); r != Matched {
+			return r
+		}
 	}
 	if !s.Has(NewTokens) || !s.Has(NewSeqs) {
 		return malformed(s, "prefill: missing #new-seq or #new-token")

@@ -76,3 +76,29 @@ func TestStreamJoinsSpecLineToItsEngine(t *testing.T) {
 		t.Errorf("another unit's spec line joined %q", s.Rank)
 	}
 }
+
+// TestAbsTime checks the cached-midnight arithmetic of absolute stamps against time.Date, over
+// day, month and year changes, offsets either side of UTC, leap seconds and days past a
+// month's end (which time.Date carries into the next month).
+func TestAbsTime(t *testing.T) {
+	st := NewStream(StreamOptions{})
+	stamps := []Stamp{
+		{Year: 2026, Month: 11, Day: 20, Hour: 9, Min: 0, Sec: 1},
+		{Year: 2026, Month: 11, Day: 20, Hour: 23, Min: 59, Sec: 60, Nano: 999999999},
+		{Year: 2026, Month: 11, Day: 21, Hour: 0, Min: 0, Sec: 0, Offset: 3600},
+		{Year: 2026, Month: 2, Day: 31, Hour: 12, Min: 30, Sec: 5, Offset: -5*3600 - 1800},
+		{Year: 2024, Month: 2, Day: 29, Hour: 1, Offset: 14 * 3600},
+		{Year: 1970, Month: 1, Day: 1},
+		{Year: 1969, Month: 12, Day: 31, Hour: 23, Min: 59, Sec: 59, Nano: 1},
+		{Year: 2026, Month: 12, Day: 31, Hour: 23, Min: 59, Sec: 59},
+		{Year: 2027, Month: 1, Day: 1, Nano: 5},
+	}
+	for _, s := range append(stamps, stamps...) { // again in order: each day once cached, once not
+		s.Prec = PrecAbsolute
+		want := time.Date(s.Year, time.Month(s.Month), s.Day, s.Hour, s.Min, s.Sec, s.Nano, time.UTC).UnixNano() -
+			int64(s.Offset)*int64(time.Second)
+		if got := st.stampTime(&s); got != want {
+			t.Errorf("%+v: %d, want %d", s, got, want)
+		}
+	}
+}
