@@ -123,38 +123,50 @@ func hasJSONKey(line []byte, key string) bool {
 }
 
 // detectExport walks the fields of the first entry block the way the export reader would. It
-// answers Export on the first MESSAGE or __REALTIME_TIMESTAMP field reached through valid field
-// lines, and Raw on the first line that is not a field or at the end of the block.
+// answers Export when that block holds a MESSAGE or __REALTIME_TIMESTAMP field and ends, at a
+// blank line, after nothing but valid field lines; Raw on the first line that is not a field,
+// or a block without either marker. Walking to the block's end keeps a text log whose first
+// line happens to read "MESSAGE=…" from being taken for an export (it read as 0 lines).
 func detectExport(p []byte) (Shape, bool) {
+	marker := false
+	likely := func() (Shape, bool) { // the block goes on past what we have
+		if marker {
+			return Export, true
+		}
+		return Raw, true
+	}
 	for pos := 0; ; {
 		rest := p[pos:]
 		k := bytes.IndexByte(rest, '\n')
 		if k < 0 {
-			// An incomplete line is often settled already: by its key, or by a byte no field
-			// name has (engine output rarely gets far as a field name).
+			// An incomplete line is often settled already: by a byte no field name has
+			// (engine output rarely gets far as a field name). A lone '\r' may be a CRLF's half.
+			rest = trimCR(rest)
 			if eq := bytes.IndexByte(rest, '='); eq >= 0 {
 				if !validKey(rest[:eq]) {
 					return Raw, false
 				}
-				if isExportMarker(rest[:eq]) {
-					return Export, false
-				}
-				return Raw, true
+				marker = marker || isExportMarker(rest[:eq])
+				return likely()
 			}
-			return Raw, validKeyPrefix(rest)
+			if !validKeyPrefix(rest) {
+				return Raw, false
+			}
+			return likely()
 		}
 		line := trimCR(rest[:k])
 		pos += k + 1
 		if len(line) == 0 {
+			if marker {
+				return Export, false
+			}
 			return Raw, false
 		}
 		if eq := bytes.IndexByte(line, '='); eq >= 0 {
 			if !validKey(line[:eq]) {
 				return Raw, false
 			}
-			if isExportMarker(line[:eq]) {
-				return Export, false
-			}
+			marker = marker || isExportMarker(line[:eq])
 			continue
 		}
 		if !validKey(line) {
@@ -162,25 +174,19 @@ func detectExport(p []byte) (Shape, bool) {
 		}
 		// A bare KEY is only a binary field if a sane length and the closing newline follow.
 		if len(p)-pos < 8 {
-			return Raw, true
+			return likely()
 		}
 		n := le64(p[pos:])
 		if n > maxDetectBinary {
 			return Raw, false
 		}
 		end := pos + 8 + int(n)
+		marker = marker || isExportMarker(line)
 		if end >= len(p) {
-			// The payload runs past what we have: a likely answer, not a settled one.
-			if isExportMarker(line) {
-				return Export, true
-			}
-			return Raw, true
+			return likely() // the payload runs past what we have
 		}
 		if p[end] != '\n' {
 			return Raw, false
-		}
-		if isExportMarker(line) {
-			return Export, false
 		}
 		pos = end + 1
 	}

@@ -37,6 +37,8 @@ func TestDetect(t *testing.T) {
 		{"json key on the second line only", "{\"a\":1}\n{\"MESSAGE\":\"x\"}\n", Raw},
 		{"export", "__CURSOR=s=1\n__REALTIME_TIMESTAMP=1\nMESSAGE=x\n\n", Export},
 		{"export message first", "MESSAGE=x\n\n", Export},
+		{"text whose first line reads like a field", "MESSAGE=hello from a text log\n[2026-11-20 09:00:01 TP0] Decode batch, #running-req: 1\n", Raw},
+		{"text of KEY=value lines", "MESSAGE=a\nUNIT=b\nnot a field\n", Raw},
 		{"export after blank lines", "\n\n_HOSTNAME=h\nMESSAGE=x\n\n", Export},
 		{"export CRLF", "__CURSOR=s=1\r\n__REALTIME_TIMESTAMP=1\r\n\r\n", Export},
 		{"export binary message", bin("MESSAGE", "a\nb") + "\n", Export},

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/specwatch/specwatch/ingest/record"
@@ -86,7 +87,15 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 const startSize = 4 * PeekSize
 
 func (r *Reader) detectShape() Shape {
-	for {
+	for bom := false; ; {
+		// A UTF-8 byte-order mark (editors, Windows tools) is not part of the first record:
+		// read as text it made a phantom series of its own.
+		if !bom && r.w-r.r >= len(utf8BOM) {
+			bom = true
+			if bytes.HasPrefix(r.buf[r.r:r.w], utf8BOM) {
+				r.r += len(utf8BOM)
+			}
+		}
 		s, more := detect(r.buf[r.r:r.w])
 		if !more || r.w-r.r >= PeekSize || r.err != nil {
 			return s
@@ -94,6 +103,8 @@ func (r *Reader) detectShape() Shape {
 		r.fill()
 	}
 }
+
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
 // Shape is the shape being read, detected or forced.
 func (r *Reader) Shape() Shape { return r.shape }

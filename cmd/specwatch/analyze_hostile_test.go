@@ -95,3 +95,28 @@ func TestAnalyzeCountsDropped(t *testing.T) {
 		t.Errorf("text report does not say what was dropped:\n%.300s", out)
 	}
 }
+
+// TestAnalyzeByteOrderMark: a UTF-8 byte-order mark before the first line is not a record: it
+// made a phantom series (no host, unit or rank, one sample dated 1970), as JSON as in text.
+func TestAnalyzeByteOrderMark(t *testing.T) {
+	line := "[2026-11-20 09:00:%02d TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0\n"
+	for _, shape := range []string{"text", "json"} {
+		var b bytes.Buffer
+		b.WriteString("\ufeff")
+		for i := range 5 {
+			l := fmt.Sprintf(line, i)
+			if shape == "json" {
+				l = fmt.Sprintf(`{"__REALTIME_TIMESTAMP":"%d","_HOSTNAME":"gpu07","_SYSTEMD_UNIT":"sglang.service","MESSAGE":%q}`+"\n", 1795165200000000+i*1000000, strings.TrimSuffix(l, "\n"))
+			}
+			b.WriteString(l)
+		}
+		p := filepath.Join(t.TempDir(), "bom.log")
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := analyzeJSON(t, p)
+		if len(r.Series) != 1 || r.Series[0].Samples != 5 || r.Series[0].Labels.Rank != "TP0" || r.Series[0].First.Year() != 2026 {
+			t.Errorf("%s with a BOM: %+v", shape, r.Series)
+		}
+	}
+}
