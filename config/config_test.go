@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -76,5 +77,16 @@ func TestLoadRefusesFIFO(t *testing.T) {
 	}
 	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "FIFO") || !strings.Contains(err.Error(), p) {
 		t.Errorf("FIFO config: %v, want a refusal naming it", err)
+	}
+}
+
+// TestParseWhenRange: times that Unix nanoseconds cannot hold are refused, not wrapped.
+func TestParseWhenRange(t *testing.T) {
+	for s, ok := range map[string]bool{"2026-11-20": true, "1678-01-01": true, "2261-12-31 23:59:59": true,
+		"2300-01-01": false, "1600-01-01": false, "9999-12-31T00:00:00Z": false, "2262-06-01": false} {
+		_, err := ParseWhen(s, time.UTC)
+		if (err == nil) != ok {
+			t.Errorf("ParseWhen(%q): %v, want ok=%v", s, err, ok)
+		}
 	}
 }
