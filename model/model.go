@@ -87,9 +87,31 @@ func (m *Set) Apply(r parse.Result, s *parse.Sample) *Series {
 // ObserveMalformed counts a line that carried an engine marker but did not parse, against the
 // series its prefix names (format_drift).
 func (m *Set) ObserveMalformed(s *parse.Sample) {
-	if se := m.lookup(s); se != nil {
+	var se *Series
+	if s.Engine == parse.EngineUnknown {
+		// No prefix named the engine (a key=value statistics line that broke): the line is the
+		// engine's on this host and unit, and never starts a series of its own — that made a
+		// phantom series with empty labels, dated 1970, which format_drift then landed on
+		// instead of the rank whose lines broke.
+		se = m.latestOn(s.Host, s.Unit)
+	} else {
+		se = m.lookup(s)
+	}
+	if se != nil {
 		se.observeMalformed(s.Time)
 	}
+}
+
+// latestOn is the series of host and unit that had the latest sample, or nil. It walks the
+// series: malformed lines are rare, and the cap bounds the walk.
+func (m *Set) latestOn(host, unit []byte) *Series {
+	var best *Series
+	for _, se := range m.order {
+		if se.labels.Host == string(host) && se.labels.Unit == string(unit) && se.samples > 0 && (best == nil || se.last > best.last) {
+			best = se
+		}
+	}
+	return best
 }
 
 // lookup finds or creates the sample's series without allocating for an existing one.

@@ -18,7 +18,8 @@ type Series struct {
 	kvContext bool
 
 	samples     int64
-	first, last int64 // Unix ns
+	first, last int64 // Unix ns, once timed
+	timed       bool  // a sample with a time was seen
 
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
@@ -113,11 +114,13 @@ func (se *Series) observe(s *parse.Sample) {
 	if int(s.Kind) < numSampleKinds {
 		se.kindCount[s.Kind]++
 	}
-	if se.first == 0 || (s.Time != 0 && s.Time < se.first) {
-		se.first = s.Time
-	}
-	if s.Time > se.last {
-		se.last = s.Time
+	// 0 is "no time known" (a stamp-less line before any other); any other time counts,
+	// before 1970 too (a zero first and a max starting at 0 kept pre-1970 logs from moving last).
+	if s.Time != 0 {
+		if !se.timed {
+			se.first, se.last, se.timed = s.Time, s.Time, true
+		}
+		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
 	}
 	se.drift.observe(false, s.Time, se)
 	if se.active[Stale] >= 0 {

@@ -13,6 +13,10 @@ type StreamOptions struct {
 	// Year completes year-less timestamps until the input itself shows a year (a journal entry's
 	// own time, a dated SGLang prefix). Zero means 1970, which is obviously wrong in a report.
 	Year int
+	// Latest, when set, is when the input was last written (a file's modification time): a
+	// year-less stamp before any dated one that would fall more than a day after it is in the
+	// year before (a log begun in December and last written in January).
+	Latest time.Time
 }
 
 // Stream completes samples with what surrounds them in one input: the journal entry's own
@@ -20,8 +24,9 @@ type StreamOptions struct {
 // time-only prefixes; and the engine index of the vLLM engine line that a SpecDecoding line
 // belongs to. One Stream per input, used from one goroutine.
 type Stream struct {
-	loc  *time.Location
-	year int // until the input shows a time
+	loc    *time.Location
+	year   int   // until the input shows a time
+	latest int64 // Unix ns, 0: unknown (StreamOptions.Latest)
 	// lastTime is the latest resolved time; its date completes year-less and date-less stamps.
 	lastTime   int64
 	engines    [maxEngines]engineRank
@@ -48,28 +53,58 @@ func NewStream(opts StreamOptions) *Stream {
 	if year == 0 {
 		year = 1970
 	}
-	return &Stream{loc: loc, year: year}
+	st := &Stream{loc: loc, year: year}
+	if !opts.Latest.IsZero() {
+		st.latest = opts.Latest.UnixNano()
+	}
+	return st
 }
+
+// The times a sample can carry: Unix nanoseconds in an int64 reach from 1677-09-21 to
+// 2262-04-11; specwatch takes whole years inside that, [1678, 2262). A time outside is refused,
+// never wrapped around (a line dated 9999 made a series start in 1816).
+const (
+	minYear = 1678
+	maxYear = 2261
+)
+
+var minMicros, maxMicros = time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro(),
+	time.Date(maxYear+1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 
 // Resolve fills s.Time and the series key from the entry that carried the line. entryTime is
 // the entry's own time in Unix microseconds (0 when the source has none); host and unit
-// override what the line's prefix said when non-empty.
-func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) {
+// override what the line's prefix said when non-empty. It returns false when the line's time
+// cannot be represented (before 1678, from 2262 on: a journal accepts an entry dated 2500);
+// s.Time is then the stream's latest time, and the caller counts the line as malformed.
+func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 	if len(host) > 0 {
 		s.Host = host
 	}
 	if len(unit) > 0 {
 		s.Unit = unit
 	}
-	if entryTime != 0 {
-		s.Time = entryTime * 1000
-	} else {
+	ok := true
+	switch {
+	case entryTime != 0:
+		if ok = entryTime >= minMicros && entryTime < maxMicros; ok {
+			s.Time = entryTime * 1000
+		}
+	case s.Stamp.Prec == PrecAbsolute || s.Stamp.Prec == PrecLocal:
+		if ok = s.Stamp.Year >= minYear && s.Stamp.Year <= maxYear; ok {
+			s.Time = st.stampTime(&s.Stamp)
+		}
+	default:
 		s.Time = st.stampTime(&s.Stamp)
+	}
+	if !ok {
+		s.Time = st.lastTime
+		return false
 	}
 	st.remember(s.Time)
 	if s.Engine == EngineVLLM {
 		st.joinEngine(s)
 	}
+	return true
 }
 
 func (st *Stream) stampTime(t *Stamp) int64 {
@@ -83,7 +118,13 @@ func (st *Stream) stampTime(t *Stamp) int64 {
 		if m == 12 && t.Month == 1 {
 			y++ // the log crossed New Year
 		}
-		return time.Date(y, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+		ns := time.Date(y, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+		if st.lastTime == 0 && st.latest != 0 && ns > st.latest+int64(24*time.Hour) {
+			// The first stamp, after the input was last written: the year before (a log that
+			// starts in December, written until January, landed a year late).
+			ns = time.Date(y-1, time.Month(t.Month), t.Day, t.Hour, t.Min, t.Sec, t.Nano, st.loc).UnixNano()
+		}
+		return ns
 	case PrecTime:
 		if st.lastTime == 0 {
 			return 0

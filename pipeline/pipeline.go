@@ -97,6 +97,12 @@ func (p *Pipeline) NewInput(year int) {
 	p.stream = parse.NewStream(parse.StreamOptions{Location: p.loc, Year: year})
 }
 
+// NewFileInput starts a new input last written at modified (a file's modification time): its
+// year-less timestamps end no later than that.
+func (p *Pipeline) NewFileInput(modified time.Time) {
+	p.stream = parse.NewStream(parse.StreamOptions{Location: p.loc, Year: modified.Year(), Latest: modified})
+}
+
 // Apply puts one entry's effects into the model.
 func (p *Pipeline) Apply(e *ingest.Entry) {
 	s := &p.sample
@@ -111,8 +117,8 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 			st.set.Seen(e.Host, e.Unit, e.Time*1000)
 		}
 	}
-	if r != parse.Ignored {
-		p.stream.Resolve(e.Time, e.Host, e.Unit, s)
+	if r != parse.Ignored && !p.stream.Resolve(e.Time, e.Host, e.Unit, s) {
+		r = parse.Malformed // a time no sample can carry is refused, never wrapped around
 	}
 	p.applySample(r, s)
 }

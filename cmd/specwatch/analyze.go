@@ -133,14 +133,16 @@ func (a *analysis) file(path string) error {
 		return err
 	}
 	defer rc.Close()
-	// Year-less timestamps (vLLM, journalctl short) take the file's year until the input shows one.
-	year := time.Now().Year()
+	// Year-less timestamps (vLLM, journalctl short) end no later than the file was last written;
+	// standard input's end now.
+	modified := time.Now()
 	if path != "-" {
 		if fi, err := os.Stat(path); err == nil {
-			year = fi.ModTime().Year()
+			modified = fi.ModTime()
 		}
 	}
-	if err := a.read(rc, path, year); err != nil {
+	a.feed.NewFileInput(modified)
+	if err := a.feed.ReadAll(ingest.NewReader(rc, ingest.ReaderOptions{Name: path}), path); err != nil {
 		return err
 	}
 	if err := rc.Damage(); err != nil {

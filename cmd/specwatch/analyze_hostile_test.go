@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/specwatch/specwatch/internal/testjournal"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -118,5 +120,105 @@ func TestAnalyzeByteOrderMark(t *testing.T) {
 		if len(r.Series) != 1 || r.Series[0].Samples != 5 || r.Series[0].Labels.Rank != "TP0" || r.Series[0].First.Year() != 2026 {
 			t.Errorf("%s with a BOM: %+v", shape, r.Series)
 		}
+	}
+}
+
+// TestAnalyzeDatesOutOfRange: a line or a journal entry dated where Unix nanoseconds cannot
+// reach (before 1678, from 2262) is counted as malformed, never wrapped into a plausible
+// wrong date; lines before 1970 are times like any other.
+func TestAnalyzeDatesOutOfRange(t *testing.T) {
+	line := func(date string, tok int) string {
+		return fmt.Sprintf("[%s TP0] Decode batch, #running-req: 1, #token: %d, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0\n", date, tok)
+	}
+	var b strings.Builder
+	for i := range 5 {
+		b.WriteString(line(fmt.Sprintf("2026-11-20 09:00:%02d", i), 100+i))
+	}
+	b.WriteString(line("9999-12-31 23:59:59", 1))
+	b.WriteString(line("1600-01-01 00:00:00", 2))
+	p := filepath.Join(t.TempDir(), "dates.log")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeJSON(t, p)
+	if len(r.Series) != 1 || r.Input.Malformed != 2 || r.Series[0].Samples != 5 ||
+		r.Series[0].First.Format(time.DateTime) != "2026-11-20 09:00:00" || r.Series[0].Last.Format(time.DateTime) != "2026-11-20 09:00:04" {
+		t.Errorf("input %+v, series %+v: want 5 samples in 2026 and 2 malformed", r.Input, r.Series)
+	}
+
+	// Before 1970: first and last move like any other time.
+	b.Reset()
+	for i := range 3 {
+		b.WriteString(line(fmt.Sprintf("1969-07-20 20:17:%02d", i), 100+i))
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = analyzeJSON(t, p)
+	if len(r.Series) != 1 || r.Series[0].First.Format(time.DateTime) != "1969-07-20 20:17:00" || r.Series[0].Last.Format(time.DateTime) != "1969-07-20 20:17:02" {
+		t.Errorf("1969: %+v", r.Series)
+	}
+
+	// A journal entry dated 2500 (journald and journal-remote accept it).
+	var exp bytes.Buffer
+	for i, us := range []int64{1795165200000000, 1795165201000000, 16725225600000000, 1795165202000000} {
+		fmt.Fprintf(&exp, "__REALTIME_TIMESTAMP=%d\n_HOSTNAME=gpu07\n_SYSTEMD_UNIT=sglang.service\nMESSAGE=%s\n\n", us, strings.TrimSuffix(line("2026-11-20 09:00:00", 200+i), "\n"))
+	}
+	jdir := t.TempDir()
+	testjournal.BuildFileFromExport(t, jdir, &exp)
+	r = analyzeJSON(t, "--journal-dir", jdir)
+	if len(r.Series) != 1 || r.Series[0].Samples != 3 || r.Input.Malformed != 1 || r.Series[0].First.Year() != 2026 || r.Series[0].Last.Year() != 2026 {
+		t.Errorf("journal with an entry dated 2500: input %+v, series %+v", r.Input, r.Series)
+	}
+}
+
+// TestAnalyzeYearlessAcrossNewYear: vLLM's year-less stamps in a log begun in December and last
+// written in January are December of the year before the file's modification time.
+func TestAnalyzeYearlessAcrossNewYear(t *testing.T) {
+	var b strings.Builder
+	for i, d := range []string{"12-30 23:00:00", "12-31 23:59:00", "01-01 00:01:00", "01-02 08:00:00"} {
+		fmt.Fprintf(&b, "INFO %s [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: %d.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%%, Prefix cache hit rate: 0.0%%\n", d, 50+i)
+	}
+	p := filepath.Join(t.TempDir(), "vllm.log")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2027, 1, 2, 9, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeJSON(t, p)
+	if len(r.Series) != 1 || r.Series[0].First.Format(time.DateTime) != "2026-12-30 23:00:00" || r.Series[0].Last.Format(time.DateTime) != "2027-01-02 08:00:00" {
+		t.Errorf("series %+v: want 2026-12-30 to 2027-01-02", r.Series)
+	}
+}
+
+// TestAnalyzeMalformedKeyValueNoPhantom: a broken key=value statistics line that no prefix ties
+// to an engine is counted as malformed against the engine logging on its host and unit, and
+// starts no series of its own (it made one with empty labels, dated 1970, in the report and
+// on /metrics, and format_drift landed on it).
+func TestAnalyzeMalformedKeyValueNoPhantom(t *testing.T) {
+	var exp bytes.Buffer
+	msgs := []string{"[2026-11-20 09:00:01 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0"}
+	for range 30 {
+		msgs = append(msgs, "avg_commit_len=banana, step_ms=")
+	}
+	for i, m := range msgs {
+		fmt.Fprintf(&exp, "__REALTIME_TIMESTAMP=%d\n_HOSTNAME=gpu07\n_SYSTEMD_UNIT=sglang.service\nMESSAGE=%s\n\n", 1795165200000000+int64(i)*1000000, m)
+	}
+	p := filepath.Join(t.TempDir(), "kv.export")
+	if err := os.WriteFile(p, exp.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeJSON(t, p)
+	if len(r.Series) != 1 || r.Series[0].Labels.Rank != "TP0" || r.Input.Malformed != 30 {
+		t.Fatalf("input %+v, series %+v: want the one TP0 series and 30 malformed lines", r.Input, r.Series)
+	}
+	drift := false
+	for _, a := range r.Series[0].Anomalies {
+		drift = drift || a.Kind == "format_drift"
+	}
+	if !drift {
+		t.Errorf("format_drift not raised on the rank whose lines broke: %+v", r.Series[0].Anomalies)
 	}
 }
