@@ -61,9 +61,9 @@ type Source interface {
 	// error means nothing arrived in time (the caller does its housekeeping and calls again).
 	// e's slices point into the source's buffers and are valid until the next call.
 	// Transient failures (a corrupt entry, a journald restart, journalctl exiting) are
-	// handled inside with bounded retries and counted; an error is returned only when the
-	// journal stays unreadable, at the end with NoFollow (io.EOF), and after Close
-	// (ErrClosed).
+	// handled inside with bounded retries and counted, and a backend that gives up hands over
+	// to the next; an error is returned only when the journal stays unreadable to every
+	// backend, at the end with NoFollow (io.EOF), and after Close (ErrClosed).
 	Next(e *ingest.Entry, wait time.Duration) (ok bool, err error)
 	// Close releases the journal (and ends its thread, or kills journalctl). It is safe to
 	// call more than once.

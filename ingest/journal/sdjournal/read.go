@@ -27,9 +27,9 @@ const (
 // entry is one journal entry, copied out of libsystemd's mappings (go-systemd copies every
 // field it returns).
 type entry struct {
-	time                                 uint64
+	time                               uint64
 	host, unit, ident, message, cursor []byte
-	same                                 bool // the batch's first entry is the one the batch's test cursor names
+	same                               bool // the batch's first entry is the one the batch's test cursor names
 }
 
 // batch holds entries read ahead by the owner: ents[pos:] are still to be served; then, when
