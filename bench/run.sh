@@ -3,7 +3,7 @@
 # (four engines on four hosts, journalctl -o short, also as a real journal file) and sim.Chatty
 # (one SGLang unit among its own chatter, journalctl -o short-iso, text only). Usage, from anywhere:
 #
-#   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 JOURNAL=1 LIVE=1 LIVE_RUNS=3 LIVE_CONFIGS="default sdjournal sdjournal-notrim" BENCH_DIR=/tmp/specwatch-bench
+#   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 JOURNAL=1 LIVE=1 LIVE_RUNS=3 LIVE_CONFIGS="default sdjournal" BENCH_DIR=/tmp/specwatch-bench
 #   LIVE=0 JOURNAL=0 bench/run.sh   # the two text corpora only
 #
 # Everything it builds, downloads or generates lives in $BENCH_DIR (the corpora are cached there).
@@ -175,19 +175,18 @@ fi
 # --- live (LIVE=0 skips): private journald at 2,000 lines/s, specwatch run following it ----------
 # LIVE_RUNS runs for each configuration in LIVE_CONFIGS (the first is the default, whose medians
 # go against the targets), alternated; medians and every run are printed. Configurations:
-# default (no arguments: the native backend), sdjournal (libsystemd, journal.trim_mib 4),
-# sdjournal-notrim (libsystemd, never trimming its mapped pages).
+# default (no arguments: the native backend), sdjournal (libsystemd through go-systemd, the
+# fallback).
 live_args() {
 	case $1 in
 	default) echo "" ;;
 	sdjournal) echo "--journal-backend sdjournal" ;;
-	sdjournal-notrim) echo "--journal-backend sdjournal --journal-trim-mib 0" ;;
 	*) echo "unknown live configuration $1" >&2; exit 2 ;;
 	esac
 }
 if [ "${LIVE:-1}" = 1 ]; then
 	LIVE_RUNS=${LIVE_RUNS:-3}
-	LIVE_CONFIGS=${LIVE_CONFIGS:-default sdjournal sdjournal-notrim}
+	LIVE_CONFIGS=${LIVE_CONFIGS:-default sdjournal}
 	: > "$W/live.txt"
 	for i in $(seq "$LIVE_RUNS"); do
 		for t in $LIVE_CONFIGS; do

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -47,8 +46,6 @@ type JournalConfig struct {
 	Identifiers []string `yaml:"identifiers"`
 	Backend     string   `yaml:"backend"`
 	Since       string   `yaml:"since"`
-	// TrimMiB is sdjournal.Options.TrimAfter in MiB; 0 never trims.
-	TrimMiB int `yaml:"trim_mib"`
 }
 
 // PushConfig configures the VictoriaMetrics push for fleets.
@@ -82,14 +79,10 @@ type ModelConfig struct {
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
 }
 
-// maxTrimMiB caps journal.trim_mib: past libsystemd's 512 MiB of mapped windows a trim would
-// never come.
-const maxTrimMiB = 512
-
 // Default is what specwatch does with no file and no flags.
 func Default() Config {
 	return Config{
-		Journal:  JournalConfig{Backend: "auto", TrimMiB: sdjournal.DefaultTrimAfter >> 20},
+		Journal:  JournalConfig{Backend: "auto"},
 		StateDir: "/var/lib/specwatch",
 		Listen:   ":9877",
 		Push:     PushConfig{Interval: 15 * time.Second},
@@ -132,9 +125,6 @@ func (c *Config) Validate() error {
 		if _, err := ParseWhen(c.Journal.Since, loc); err != nil {
 			bad("journal.since", "%v", err)
 		}
-	}
-	if c.Journal.TrimMiB < 0 || c.Journal.TrimMiB > maxTrimMiB {
-		bad("journal.trim_mib", "%d: want 0 (never) to %d", c.Journal.TrimMiB, maxTrimMiB)
 	}
 	if c.StateDir == "" {
 		bad("state_dir", "must not be empty (the cursor lives there)")

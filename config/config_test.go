@@ -30,9 +30,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"push:\n  url: ftp://x\n", "push.url"},
 		{"journal:\n  backend: magic\n", "journal.backend"},
 		{"journal:\n  units: sglang.service\n", "journal.units"},
-		{"journal:\n  trim_mib: -1\n", "journal.trim_mib"},
-		{"journal:\n  trim_mib: 513\n", "journal.trim_mib"},
-		{"journal:\n  trim_mib: 2.5\n", "journal.trim_mib"},
+		{"journal:\n  trim_mib: 4\n", "trim_mib"}, // removed with the sdjournal page trimmer
 		{"log:\n  level: loud\n", "log.level"},
 		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},
 		{"model:\n  forecast_contexts: [4096, -1]\n", "model.forecast_contexts[1]"},

@@ -46,15 +46,13 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 	if cfg.Listen != "127.0.0.1:1" || len(cfg.Journal.Units) != 2 || cfg.Push.Labels["host"] != "gpu07" {
 		t.Errorf("flags not applied: %+v", cfg)
 	}
-	if cfg.Journal.TrimMiB != 4 || trimAfter(cfg.Journal.TrimMiB) != 4<<20 {
-		t.Errorf("default journal.trim_mib %d → %d bytes, want 4 MiB", cfg.Journal.TrimMiB, trimAfter(cfg.Journal.TrimMiB))
-	}
-	f.set["journal-trim-mib"], f.trimMiB = true, 0
-	if err := f.apply(&cfg); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Journal.TrimMiB != 0 || trimAfter(cfg.Journal.TrimMiB) >= 0 {
-		t.Errorf("--journal-trim-mib 0: trim_mib %d → TrimAfter %d, want never (negative)", cfg.Journal.TrimMiB, trimAfter(cfg.Journal.TrimMiB))
+}
+
+// TestTrimFlagRemoved: --journal-trim-mib went with the sdjournal page trimmer (CHANGELOG.md):
+// giving it is a usage error, not a silent no-op.
+func TestTrimFlagRemoved(t *testing.T) {
+	if _, stderr, code := runCmd(t, "run", "--journal-trim-mib", "4"); code == 0 || !strings.Contains(stderr, "journal-trim-mib") {
+		t.Errorf("run --journal-trim-mib 4: exit %d, stderr %q; want an error naming the flag", code, stderr)
 	}
 }
 

@@ -23,7 +23,6 @@ type runFlags struct {
 	webConfig, pushURL, backend    string
 	logLevel, logFormat, since     string
 	pushInterval                   time.Duration
-	trimMiB                        int
 	set                            map[string]bool
 }
 
@@ -33,7 +32,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
 	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
 	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal, journalctl or native")
-	fs.IntVar(&f.trimMiB, "journal-trim-mib", 0, "sdjournal backend: drop the mapped journal pages from RSS each time they grew by this many MiB (default 4; 0 never)")
 	fs.StringVar(&f.since, "since", "", "with no saved cursor, start here instead of at the tail")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for the journal cursor")
 	fs.StringVar(&f.listen, "listen", "", "HTTP listen address")
@@ -68,9 +66,6 @@ func (f *runFlags) apply(cfg *config.Config) error {
 		if given(o.name) {
 			*o.dst = o.val
 		}
-	}
-	if given("journal-trim-mib") {
-		cfg.Journal.TrimMiB = f.trimMiB
 	}
 	if given("push-interval") {
 		cfg.Push.Interval = f.pushInterval

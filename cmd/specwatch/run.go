@@ -17,7 +17,6 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest/journal"
-	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 	"github.com/specwatch/specwatch/internal/statelock"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -85,12 +84,12 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer sddaemon.SdNotify(false, sddaemon.SdNotifyStopping)
 	return d.serve(ctx, func(ctx context.Context) error {
-		// Only this goroutine reads the source (the sdjournal handle itself lives on a C thread).
+		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
+		// own).
 		src, err := journal.Open(journal.Options{
 			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Start: journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
-			SDJournal: sdjournal.Options{TrimAfter: trimAfter(cfg.Journal.TrimMiB)},
-			Warn:      func(msg string) { log.Warn().Msg(msg) },
+			Warn: func(msg string) { log.Warn().Msg(msg) },
 		})
 		if err != nil {
 			return err
@@ -142,7 +141,7 @@ func daemonGC() {
 }
 
 // daemonProcs runs the daemon's Go code on one P unless GOMAXPROCS says otherwise. Its work is
-// one pipeline goroutine (the journal is read on a C thread the scheduler does not see) and
+// one pipeline goroutine (which reads the journal, or hands sdjournal's reads to its thread) and
 // the HTTP handlers; a second P added hand-offs between threads, not throughput. Live
 // benchmark, ten alternated 30 s runs each (one P vs two): peak RssAnon 6.0-6.2 vs 7.9-8.3 MB,
 // p99 write → /metrics median 35 vs 43 ms, above the 50 ms target in 0 vs 3 runs; CPU median
@@ -151,13 +150,4 @@ func daemonProcs() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-}
-
-// trimAfter turns journal.trim_mib (0: never) into sdjournal's TrimAfter, where 0 would mean the
-// default and never is negative.
-func trimAfter(mib int) int64 {
-	if mib == 0 {
-		return -1
-	}
-	return int64(mib) << 20
 }

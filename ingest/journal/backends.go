@@ -8,7 +8,8 @@ import (
 	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 )
 
-// Backend selects how a Source reads the journal.
+// Backend selects how a Source reads the journal: the first one tried; when it cannot open or
+// gives up on the journal, Open's Source goes on with the others (Options.chain).
 type Backend int
 
 const (

@@ -60,7 +60,11 @@ func TestJournalIdle(t *testing.T) {
 		src.Next(&e, 100*time.Millisecond) // settle: first sd_journal_wait sets up inotify
 
 		task := "/proc/self" // native: no thread or process of its own
-		switch s := src.(type) {
+		inner := src
+		if f, ok := src.(interface{ Unwrap() Source }); ok { // Open's fallback wrapper
+			inner = f.Unwrap()
+		}
+		switch s := inner.(type) {
 		case interface{ PID() int }: // journalctl
 			task = fmt.Sprintf("/proc/%d", s.PID())
 		case interface{ ThreadID() int }: // sdjournal

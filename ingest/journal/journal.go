@@ -61,9 +61,9 @@ type Source interface {
 	// error means nothing arrived in time (the caller does its housekeeping and calls again).
 	// e's slices point into the source's buffers and are valid until the next call.
 	// Transient failures (a corrupt entry, a journald restart, journalctl exiting) are
-	// handled inside with bounded retries and counted; an error is returned only when the
-	// journal stays unreadable, at the end with NoFollow (io.EOF), and after Close
-	// (ErrClosed).
+	// handled inside with bounded retries and counted, and a backend that gives up hands over
+	// to the next; an error is returned only when the journal stays unreadable to every
+	// backend, at the end with NoFollow (io.EOF), and after Close (ErrClosed).
 	Next(e *ingest.Entry, wait time.Duration) (ok bool, err error)
 	// Close releases the journal (and ends its thread, or kills journalctl). It is safe to
 	// call more than once.
@@ -76,7 +76,8 @@ type Source interface {
 var ErrClosed = backend.ErrClosed
 
 // Open opens the journal as opts say and positions it; the first Next returns the first entry
-// after that position. Errors name the directory.
+// after that position. When the backend cannot open the journal, or gives up on it while
+// reading, the others take over (see Options.chain). Errors name the directory.
 func Open(opts Options) (Source, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -84,22 +85,43 @@ func Open(opts Options) (Source, error) {
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("ingest: reading the systemd journal works on Linux only, not on %s (analyze reads exported files everywhere: journalctl -o export > file)", runtime.GOOS)
 	}
-	o := opts.backendOptions()
-	b := opts.Backend
-	if b == Auto {
-		b = auto(opts.Dir)
+	return openChain(opts, opts.chain(), openBackend)
+}
+
+// chain is the order in which Open tries the backends: the one chosen (Auto's choice for the
+// directory), then the other available ones as fallbacks (see fallback). Among the fallbacks
+// the native reader comes first, then journalctl, then libsystemd in process: on a damaged file
+// libsystemd may abort on one of its assertions (systemd 252 on one of systemd's own corrupted
+// test journals: generic_array_bisect), which a journalctl subprocess survives and this
+// process would not. A backend asked for by name that this build cannot offer is an error,
+// with no fallback: that is a configuration to fix.
+func (o *Options) chain() []Backend {
+	first := o.Backend
+	if first == Auto {
+		first = auto(o.Dir)
 	}
-	var src Source
-	var err error
+	if first == SDJournal && sdjournal.Available() != nil {
+		return []Backend{SDJournal} // no fallback: its Open says how to get it
+	}
+	chain := []Backend{first}
+	for _, b := range []Backend{Native, Journalctl, SDJournal} {
+		if b != first && (b != SDJournal || sdjournal.Available() == nil) {
+			chain = append(chain, b)
+		}
+	}
+	return chain
+}
+
+// openBackend opens one backend as opts say.
+func openBackend(b Backend, opts Options) (Source, error) {
+	o := opts.backendOptions()
 	switch b {
 	case SDJournal:
-		src, err = nonNil(sdjournal.Open(o, opts.SDJournal))
+		return nonNil(sdjournal.Open(o, opts.SDJournal))
 	case Journalctl:
-		src, err = nonNil(journalctl.Open(o, opts.Journalctl))
-	default:
-		src, err = nonNil(native.Open(o))
+		return nonNil(journalctl.Open(o, opts.Journalctl))
 	}
-	return src, err
+	return nonNil(native.Open(o))
 }
 
 // auto is Auto's choice for dir: Native, unless a journal file there uses a compression it does

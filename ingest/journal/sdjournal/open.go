@@ -9,7 +9,7 @@ import (
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 )
 
-// open opens a new handle on the owner thread, with the matches.
+// open opens a new handle on the owner's thread, with the matches.
 func (s *Source) open() error {
 	if err := s.own.open(s.o.Dir, s.o.Matches()); err != nil {
 		return fmt.Errorf("ingest: opening %s: %w", s.o.Name(), err)
@@ -101,7 +101,6 @@ func (s *Source) openAtLast(why string) error {
 }
 
 func (s *Source) closeHandle() {
-	s.settle()
 	if s.opened {
 		s.own.closeJournal()
 		s.opened = false

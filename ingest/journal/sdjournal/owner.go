@@ -2,215 +2,183 @@
 
 package sdjournal
 
-/*
-#include <stdlib.h>
-#include "sdjournal.h"
-*/
-import "C"
-
 import (
+	"errors"
 	"fmt"
-	"os"
-	"sync/atomic"
+	"runtime"
 	"syscall"
 	"time"
-	"unsafe"
+
+	sdj "github.com/coreos/go-systemd/v22/sdjournal"
 )
 
-// sdOwner is a C thread that owns the sd_journal handle for its whole life: sd-journal(3)
-// allows one thread per handle, and following a journal means blocking in sd_journal_wait
-// between short reads. Owned by a Go goroutine locked to its thread (the first design), each
-// blocking wait was a cgo call the runtime saw as a long syscall: sysmon retook the P and,
-// woken by the next syscall, polled every 20 µs for a while, and the reader's wake-ups came
-// with handoffs between threads. Following 2,000 lines/s at a 20 ms poll, sysmon's wake-ups
-// were a third of the daemon's CPU (perf), 2.7–3.1 % of a core in all.
+// owner is the goroutine that owns the sd_journal handle. sd-journal(3): "a given sd_journal
+// pointer may only be used from one specific thread at all times (and it has to be the very
+// same one during the entire lifetime of the object)". go-systemd serialises its calls with a
+// mutex but leaves the thread to the caller, and Go moves goroutines between threads, so every
+// call on a handle runs in a function handed to this goroutine, which is locked to its thread
+// from start to end (and never unlocks it: the thread exits with the goroutine, so no other
+// goroutine ever runs on a thread that held a handle).
 //
-// Here the thread is invisible to the Go scheduler: it sleeps in sd_journal_wait or on its
-// kick eventfd. The Go side submits a request by writing that eventfd and waits for the
-// completion eventfd in the netpoller, like a socket read. Both use raw system calls: a
-// cgo call or syscall.Syscall would wake sysmon from its deep sleep (entersyscall), which is
-// what this design avoids; neither can block (eventfd writes only block at 2^64-2, and the
-// completion read is non-blocking).
+// Its cost: a channel hand-off per request (a read asks for a batch of entries, a wait reads
+// what arrived in the same request), and while it blocks in sd_journal_wait the runtime sees a
+// long cgo call. The hand-written C thread this replaces avoided both; the live benchmark's
+// figures for this backend are in docs/benchmarks.md.
 //
-// Lifecycle: newSDOwner starts the thread, requests run one at a time (call is not safe for
-// concurrent use), quit ends it. Strings and buffers handed to the thread are C memory.
-type sdOwner struct {
-	c    *C.sw_owner
-	kick int
-	ev   *os.File // the completion eventfd, registered with the netpoller
-	rc   syscall.RawConn
-	req  *C.sw_req // C memory: the thread writes it while the caller is parked
-	busy bool      // a request is in flight (submit without await)
+// Lifecycle: newOwner starts the goroutine; do runs requests one at a time (not safe for
+// concurrent use, like the Source); quit closes any open handle and ends the goroutine.
+type owner struct {
+	calls chan func()
+	ack   chan struct{}
+	ended chan struct{}
+	tid   int          // the thread's id, for tests counting its wake-ups
+	j     *sdj.Journal // touched only inside do's functions; nil while no handle is open
 }
 
-// newSDOwner starts the thread. sparse has its batch reads format the cursor of their last
-// entry only (for reads to the end; see sw_batch).
-func newSDOwner(sparse bool) (*sdOwner, error) {
-	req := (*C.sw_req)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sw_req{}))))
-	req.sparse = boolInt(sparse)
-	var kick, efd, e C.int
-	c := C.sw_owner_new(req, &kick, &efd, &e)
-	if c == nil {
-		C.free(unsafe.Pointer(req))
-		return nil, fmt.Errorf("starting the journal thread: %w", syscall.Errno(-e))
-	}
-	o := &sdOwner{c: c, kick: int(kick), req: req}
-	o.ev = os.NewFile(uintptr(efd), "specwatch-journal-thread") // non-blocking: netpoller
-	rc, err := o.ev.SyscallConn()
-	if err != nil { // cannot happen for an *os.File
-		panic(fmt.Sprintf("ingest: journal thread eventfd: %v", err))
-	}
-	o.rc = rc
-	return o, nil
+func newOwner() *owner {
+	o := &owner{calls: make(chan func()), ack: make(chan struct{}), ended: make(chan struct{})}
+	ready := make(chan int)
+	go o.loop(ready)
+	o.tid = <-ready
+	return o
 }
 
-// call runs the request in o.req (op and inputs set by the caller) and returns its result.
-func (o *sdOwner) call(op C.int) C.int {
-	o.submit(op)
-	return o.await()
+func (o *owner) loop(ready chan<- int) {
+	runtime.LockOSThread()
+	defer close(o.ended)
+	ready <- syscall.Gettid()
+	for f := range o.calls {
+		f()
+		o.ack <- struct{}{}
+	}
 }
 
-// submit starts the request in o.req; until await returns, o.req and the memory it points at
-// belong to the thread.
-func (o *sdOwner) submit(op C.int) {
-	if o.busy {
-		panic("ingest: journal thread request submitted while another is in flight")
-	}
-	o.busy = true
-	q := o.req
-	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.done)), 0)
-	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.op)), int32(op))
-	one := uint64(1)
-	for {
-		_, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(o.kick), uintptr(unsafe.Pointer(&one)), 8)
-		if e != syscall.EINTR {
-			break
+// do runs f on the owner's thread and returns when it has.
+func (o *owner) do(f func()) {
+	o.calls <- f
+	<-o.ack
+}
+
+// quit closes the handle, if open, and ends the goroutine (and its thread).
+func (o *owner) quit() {
+	o.closeJournal()
+	close(o.calls)
+	<-o.ended
+}
+
+// dataThreshold is the largest field a read returns whole: journald's own limit on a field
+// (DATA_SIZE_MAX, 768 MiB), so every field journald can write arrives as written; the default
+// (64 KiB) would cut long messages. A threshold bounds only what libsystemd decompresses, so a
+// damaged compressed object cannot make it inflate more than this.
+const dataThreshold = 768 << 20
+
+// open opens a handle on dir ("" is the local journal) with matches ("+" a disjunction).
+func (o *owner) open(dir string, matches []string) error {
+	var err error
+	o.do(func() {
+		if o.j != nil {
+			err = errors.New("a journal handle is open already")
+			return
 		}
-	}
-}
-
-// await waits for the submitted request and returns its result. Each completion writes the
-// eventfd once, after setting done, and each await reads it until done, so the counter is
-// zero between requests.
-func (o *sdOwner) await() C.int {
-	q := o.req
-	var v uint64
-	var rerr error
-	err := o.rc.Read(func(fd uintptr) bool {
-		for {
-			_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&v)), 8)
-			switch e {
-			case 0: // the thread sets done before it writes
-				return atomic.LoadInt32((*int32)(unsafe.Pointer(&q.done))) != 0
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN: // not yet: park in the netpoller
-				return false
-			}
-			rerr = e
-			return true
-		}
-	})
-	if err == nil {
-		err = rerr
-	}
-	if err != nil { // an open eventfd of our own cannot fail
-		panic(fmt.Sprintf("ingest: journal thread eventfd: %v", err))
-	}
-	o.busy = false
-	return q.r
-}
-
-// callString runs op with s as its string input (a C copy, freed after the call).
-func (o *sdOwner) callString(op C.int, s string) C.int {
-	cs := C.CString(s)
-	defer C.free(unsafe.Pointer(cs))
-	o.req.s, o.req.slen = cs, C.size_t(len(s))
-	r := o.call(op)
-	o.req.s, o.req.slen = nil, 0
-	return r
-}
-
-func errnoErr(what string, r C.int) error {
-	if r >= 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", what, syscall.Errno(-r))
-}
-
-// open opens a handle on dir ("" is the local journal), with matches ("+" a disjunction).
-func (o *sdOwner) open(dir string, matches []string) error {
-	var r C.int
-	if dir == "" {
-		r = o.call(C.SW_OP_OPEN)
-	} else {
-		r = o.callString(C.SW_OP_OPEN, dir)
-	}
-	if err := errnoErr("opening the journal", r); err != nil {
-		return err
-	}
-	for _, m := range matches {
-		if m == "+" {
-			r = o.call(C.SW_OP_DISJUNCTION)
+		var j *sdj.Journal
+		if dir == "" {
+			j, err = sdj.NewJournal()
 		} else {
-			r = o.callString(C.SW_OP_MATCH, m)
+			j, err = sdj.NewJournalFromDir(dir)
 		}
-		if err := errnoErr("match "+m, r); err != nil {
-			o.closeJournal()
-			return err
+		if err != nil {
+			return
+		}
+		if err = j.SetDataThreshold(dataThreshold); err == nil {
+			err = addMatches(j, matches)
+		}
+		if err != nil {
+			j.Close()
+			return
+		}
+		o.j = j
+	})
+	return err
+}
+
+func addMatches(j *sdj.Journal, matches []string) error {
+	for _, m := range matches {
+		var err error
+		if m == "+" {
+			err = j.AddDisjunction()
+		} else {
+			err = j.AddMatch(m)
+		}
+		if err != nil {
+			return fmt.Errorf("match %s: %w", m, err)
 		}
 	}
 	return nil
 }
 
-func (o *sdOwner) seekCursor(c string) error {
-	return errnoErr("seeking to the cursor", o.callString(C.SW_OP_SEEK_CURSOR, c))
+func (o *owner) closeJournal() {
+	o.do(func() {
+		if o.j != nil {
+			o.j.Close()
+			o.j = nil
+		}
+	})
 }
 
-func (o *sdOwner) seekRealtime(usec uint64) error {
-	o.req.u = C.uint64_t(usec)
-	return errnoErr("seeking to a time", o.call(C.SW_OP_SEEK_REALTIME))
+// call runs f with the open handle; without one it fails with EBADF.
+func (o *owner) call(f func(j *sdj.Journal) error) error {
+	err := error(syscall.EBADF)
+	o.do(func() {
+		if o.j != nil {
+			err = f(o.j)
+		}
+	})
+	return err
 }
 
-func (o *sdOwner) seekTail() error { return errnoErr("seeking to the tail", o.call(C.SW_OP_SEEK_TAIL)) }
-func (o *sdOwner) seekHead() error { return errnoErr("seeking to the head", o.call(C.SW_OP_SEEK_HEAD)) }
+func (o *owner) seekCursor(c string) error {
+	return o.call(func(j *sdj.Journal) error { return j.SeekCursor(c) })
+}
+
+func (o *owner) seekRealtime(usec uint64) error {
+	return o.call(func(j *sdj.Journal) error { return j.SeekRealtimeUsec(usec) })
+}
+
+func (o *owner) seekTail() error { return o.call((*sdj.Journal).SeekTail) }
+func (o *owner) seekHead() error { return o.call((*sdj.Journal).SeekHead) }
 
 // previous moves back one entry; false: there was none.
-func (o *sdOwner) previous() (bool, error) {
-	r := o.call(C.SW_OP_PREVIOUS)
-	return r > 0, errnoErr("moving to the previous entry", r)
+func (o *owner) previous() (bool, error) {
+	var moved uint64
+	err := o.call(func(j *sdj.Journal) (err error) {
+		moved, err = j.Previous()
+		return err
+	})
+	return moved > 0, err
 }
 
-// testCursor says whether the handle sits on the entry cursor names.
-func (o *sdOwner) testCursor(c string) bool { return o.callString(C.SW_OP_TEST_CURSOR, c) > 0 }
-
-// wait is sd_journal_wait: its result (SD_JOURNAL_NOP, _APPEND, _INVALIDATE or -errno).
-// With max > 0 the thread then reads up to max entries into b (see read), in the same request.
-func (o *sdOwner) wait(d time.Duration, b *sdBatch, max int) (r, br C.int, n int, pending bool) {
-	q := o.req
-	q.u = C.uint64_t(d / time.Microsecond)
-	o.setBatch(b, true, max)
-	r = o.call(C.SW_OP_WAIT)
-	br, n, pending = q.br, int(q.n), q.pending != 0
-	o.setBatch(nil, false, 0)
-	return r, br, n, pending
+// read reads up to max entries into b (see batch.fill).
+func (o *owner) read(b *batch, max int, test string) {
+	b.reset()
+	if err := o.call(func(j *sdj.Journal) error { b.fill(j, max, test); return nil }); err != nil {
+		b.stop, b.ended = err, true
+	}
 }
 
-// setTrimAfter sets when the thread drops the journal's pages from the RSS before a wait:
-// once they grew by after bytes; 0 never; negative before every wait (tests). It writes the
-// request, so it may only run between requests.
-func (o *sdOwner) setTrimAfter(after int64) { o.req.trim_after = C.long(after) }
-
-func (o *sdOwner) closeJournal() { o.call(C.SW_OP_CLOSE) }
-
-// tid is the owner thread's id (for tests counting its wake-ups).
-func (o *sdOwner) tid() int { return int(C.sw_owner_tid(o.c)) }
-
-// quit closes the handle, ends the thread and frees everything.
-func (o *sdOwner) quit() {
-	o.call(C.SW_OP_QUIT)
-	C.sw_owner_free(o.c) // closes kick
-	C.free(unsafe.Pointer(o.req))
-	o.ev.Close()
-	o.c, o.req = nil, nil
+// wait is sd_journal_wait for at most d: its result (sdj.SD_JOURNAL_NOP, _APPEND, _INVALIDATE
+// or a negative errno). With max > 0 it then reads up to max entries into b in the same
+// request, which saves a hand-off per poll.
+func (o *owner) wait(d time.Duration, b *batch, max int, test string) int {
+	r := -int(syscall.EBADF)
+	b.reset()
+	o.do(func() {
+		if o.j == nil {
+			return
+		}
+		r = o.j.Wait(d)
+		if r >= 0 && max > 0 {
+			b.fill(o.j, max, test)
+		}
+	})
+	return r
 }

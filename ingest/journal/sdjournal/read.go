@@ -2,18 +2,12 @@
 
 package sdjournal
 
-/*
-#include <errno.h>
-#include <stdlib.h>
-#include "sdjournal.h"
-*/
-import "C"
-
 import (
 	"errors"
 	"fmt"
 	"syscall"
-	"unsafe"
+
+	sdj "github.com/coreos/go-systemd/v22/sdjournal"
 
 	"github.com/specwatch/specwatch/ingest"
 )
@@ -22,199 +16,130 @@ import (
 // damaged, not the handle (see Source.step).
 var errFieldRead = errors.New("reading entry")
 
-// sdLibError reports why the C read path cannot be used, or nil.
-func sdLibError() error {
-	if r := C.sw_init(); r < 0 {
-		return fmt.Errorf("libsystemd.so.0 not usable: %w", syscall.Errno(-r))
-	}
-	return nil
-}
-
-// Batch sizes: entries and buffer bytes per request to the owner thread. A request costs a
-// wake-up of that thread and, when the caller had to wait, of the caller, so a batch read
-// (analyze) asks for many entries at once; following asks for what a 20 ms poll finds (tens
-// of entries at thousands of lines a second) and keeps the buffers small.
+// Batch sizes: entries per request to the owner. A request is a hand-off to the owner's
+// thread and back, so reading to the end (analyze) asks for many entries at once; following
+// asks for what a 20 ms poll finds at thousands of lines a second.
 const (
-	sdBatchFollow = 64
-	sdBufFollow   = 64 << 10
-	sdBatchRead   = 1024
-	sdBufRead     = 512 << 10
+	batchFollow = 64
+	batchRead   = 512
 )
 
-// sdBatch holds entries read ahead by the owner thread, in C memory (the thread writes them
-// while the Go side is parked). newSDBatch allocates it, free releases it.
-type sdBatch struct {
-	ents    []C.sw_entry
-	buf     []byte
-	n, pos  int
-	stop    C.int // when the batch was cut short: 0 end of journal, < 0 the next entry's error
-	stopped bool  // stop is set: report it once the batch is served
-	failAt  C.int // for an error: 0 moving to the entry failed, 1 reading it
-	pending bool  // the handle sits on an entry not read yet
+// entry is one journal entry, copied out of libsystemd's mappings (go-systemd copies every
+// field it returns).
+type entry struct {
+	time                               uint64
+	host, unit, ident, message, cursor []byte
+	same                               bool // the batch's first entry is the one the batch's test cursor names
 }
 
-func newSDBatch(entries, bytes int) *sdBatch {
-	b := &sdBatch{}
-	b.ents = unsafe.Slice((*C.sw_entry)(C.calloc(C.size_t(entries), C.size_t(unsafe.Sizeof(C.sw_entry{})))), entries)
-	b.grow(bytes)
-	return b
+// batch holds entries read ahead by the owner: ents[pos:] are still to be served; then, when
+// ended, stop (nil: the end of the journal); otherwise the next read goes on from there.
+type batch struct {
+	ents  []entry
+	pos   int
+	stop  error
+	ended bool
 }
 
-// grow replaces the buffer with one of n bytes; entries served from the old one are invalid.
-func (b *sdBatch) grow(n int) {
-	if b.buf != nil {
-		C.free(unsafe.Pointer(unsafe.SliceData(b.buf)))
+func (b *batch) reset() { b.ents, b.pos, b.stop, b.ended = b.ents[:0], 0, nil, false }
+
+// served says whether every entry of b was handed out.
+func (b *batch) served() bool { return b.pos == len(b.ents) }
+
+// fill reads up to max entries after the handle's position (on the owner's thread). The first
+// entry read is tested against test when set (the resume protocol's TestCursor, which needs
+// the handle on the entry). It stops at max, or, ended, at the end of the journal or at the
+// first error, which it keeps in stop after the entries read before it: a failed move leaves
+// libsystemd's position where it was, a failed read leaves it on the entry that failed.
+func (b *batch) fill(j *sdj.Journal, max int, test string) {
+	b.ended = true
+	for k := 0; k < max; k++ {
+		n, err := j.Next()
+		if err != nil {
+			b.stop = fmt.Errorf("moving to the next entry: %w", err)
+			return
+		}
+		if n == 0 {
+			return
+		}
+		var e entry
+		if err := readEntry(j, &e); err != nil {
+			b.stop = fmt.Errorf("%w: %w", errFieldRead, err)
+			return
+		}
+		if k == 0 && test != "" {
+			e.same = j.TestCursor(test) == nil
+		}
+		b.ents = append(b.ents, e)
 	}
-	b.buf = unsafe.Slice((*byte)(C.malloc(C.size_t(n))), n)
+	b.ended = false
 }
 
-// reset forgets the entries read ahead (a new handle); the memory stays.
-func (b *sdBatch) reset() {
-	b.n, b.pos, b.stop, b.stopped, b.failAt, b.pending = 0, 0, 0, false, 0, false
-}
+// The fields an Entry carries, read with sd_journal_get_data, which returns the first of a
+// repeated field (as journalctl shows it) and skips data objects it cannot read.
+var fieldNames = [...]string{"MESSAGE", "_HOSTNAME", "_SYSTEMD_UNIT", "SYSLOG_IDENTIFIER"}
 
-func (b *sdBatch) free() {
-	C.free(unsafe.Pointer(unsafe.SliceData(b.ents)))
-	C.free(unsafe.Pointer(unsafe.SliceData(b.buf)))
-	b.ents, b.buf = nil, nil
-}
-
-// setBatch points the request at b's memory for up to max entries (b nil: at nothing).
-func (o *sdOwner) setBatch(b *sdBatch, advance bool, max int) {
-	q := o.req
-	q.advance, q.max, q.buf, q.cap, q.es = boolInt(advance), C.int(max), nil, 0, nil
-	if b != nil && max > 0 {
-		q.buf, q.cap = (*C.char)(unsafe.Pointer(unsafe.SliceData(b.buf))), C.size_t(len(b.buf))
-		q.es = unsafe.SliceData(b.ents)
+// readEntry copies the entry the handle is on. A field the entry does not have is empty.
+func readEntry(j *sdj.Journal, e *entry) error {
+	dst := [...]*[]byte{&e.message, &e.host, &e.unit, &e.ident}
+	for i, name := range fieldNames {
+		v, err := j.GetDataBytes(name)
+		if errors.Is(err, syscall.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("field %s: %w", name, err)
+		}
+		*dst[i] = v[len(name)+1:] // "NAME=value"
 	}
-}
-
-// read asks the owner thread for up to max entries into b (see sw_batch).
-func (o *sdOwner) read(b *sdBatch, advance bool, max int) (r C.int, n int, pending bool) {
-	o.readAhead(b, advance, max)
-	return o.readDone()
-}
-
-// readAhead starts read without waiting for it; readDone waits and returns its results.
-func (o *sdOwner) readAhead(b *sdBatch, advance bool, max int) {
-	o.setBatch(b, advance, max)
-	o.submit(C.SW_OP_BATCH)
-}
-
-func (o *sdOwner) readDone() (r C.int, n int, pending bool) {
-	r = o.await()
-	n, pending = int(o.req.n), o.req.pending != 0
-	o.setBatch(nil, false, 0)
-	return r, n, pending
-}
-
-// took records what a read into b returned. -ENOBUFS (the first entry alone does not fit)
-// leaves b empty with the handle on that entry and a buffer grown to hold it: the next read
-// gets it.
-func (b *sdBatch) took(r C.int, n int, pending bool) {
-	if r == -C.ENOBUFS && n == 0 {
-		need := int(b.ents[0].need)
-		b.grow(need + need/4)
-		b.pending = true
-		return
+	c, err := j.GetCursor()
+	if err != nil {
+		return err
 	}
-	b.n, b.pos, b.pending = n, 0, pending
-	if r != 1 {
-		b.stop, b.stopped, b.failAt = r, true, b.ents[min(n, len(b.ents)-1)].failed_at
-	}
+	e.cursor = []byte(c)
+	e.time, err = j.GetRealtimeUsec()
+	return err
 }
 
-// empty says whether b has nothing to serve and the handle is past everything read.
-func (b *sdBatch) empty() bool { return b.pos == b.n && !b.stopped && !b.pending }
-
-// readFast returns the next entry, from the batch or by reading a new one, its slices
-// pointing into the batch's buffer; false at the end of the journal. An error is reported
-// after the entries read before it. With a resume pending (TestCursor must see the handle on
-// the entry) or faults injected, batches hold one entry.
+// readFast returns the next entry, from the batch or from a new one; false at the end of the
+// journal. An error is reported after the entries read before it.
 func (s *Source) readFast(e *ingest.Entry) (bool, error) {
-	b := s.batch
-	if b.pos == b.n && b.stopped {
-		stop, failAt := b.stop, b.failAt
-		b.reset()
-		switch {
-		case stop == 0:
-			return false, nil
-		case failAt == 0:
-			return false, fmt.Errorf("moving to the next entry: %w", syscall.Errno(-stop))
-		}
-		return false, fmt.Errorf("%w: %w", errFieldRead, syscall.Errno(-stop))
+	b := &s.batch
+	if b.served() && !b.ended {
+		s.own.read(b, s.batchMax(), s.testCursor())
 	}
-	if b.pos == b.n {
-		var r C.int
-		var n int
-		var pending bool
-		if s.own.busy { // the spare batch was being filled while b was served
-			r, n, pending = s.own.readDone()
-			s.batch, s.spare = s.spare, s.batch
-			b = s.batch
-		} else {
-			r, n, pending = s.own.read(b, !b.pending, s.batchMax())
-		}
-		b.took(r, n, pending)
-		if b.n == 0 {
-			return s.readFast(e) // reports the end or the error, or reads into a grown buffer
-		}
-		s.readAhead()
+	if b.served() { // ended: a read returns at least one entry otherwise
+		err := b.stop
+		b.reset()
+		return false, err
 	}
 	ce := &b.ents[b.pos]
 	b.pos++
-	f := func(i int) []byte {
-		off, n := int(ce.off[i]), int(ce.len[i])
-		return b.buf[off : off+n : off+n]
-	}
-	*e = ingest.Entry{Time: int64(ce.realtime), Host: f(C.SW_HOSTNAME), Unit: f(C.SW_UNIT), Message: f(C.SW_MESSAGE)}
+	*e = ingest.Entry{Time: int64(ce.time), Host: ce.host, Unit: ce.unit, Message: ce.message, Cursor: ce.cursor}
 	if len(e.Unit) == 0 {
-		e.Unit = f(C.SW_IDENT)
+		e.Unit = ce.ident
 	}
-	if ce.len[C.SW_CURSOR] > 0 { // sparse batches: the last entry only
-		e.Cursor = f(C.SW_CURSOR)
-	}
+	s.same = ce.same
 	return true, nil
 }
 
-// readAhead has the owner thread fill the spare batch while this one is served, when reading
-// to the end (NoFollow: analyze), so that reading and parsing overlap on two threads. Only after a full batch: an end or an error is served first, and with a resume
-// pending or faults injected entries come one at a time. Whatever else the source asks of
-// the thread first settles the read-ahead.
-func (s *Source) readAhead() {
-	b := s.batch
-	if !s.o.NoFollow || b.stopped || s.batchMax() == 1 {
-		return
-	}
-	if s.spare == nil {
-		s.spare = newSDBatch(len(b.ents), len(b.buf))
-	}
-	s.spare.reset()
-	s.own.readAhead(s.spare, !b.pending, len(s.spare.ents)) // in flight: s.own.busy
-}
-
-// settle waits for a read-ahead and drops it: the handle is about to be moved or closed, and
-// the next read starts again after the last entry returned. Every other request is awaited
-// where it is made, so a request in flight between calls is a read-ahead.
-func (s *Source) settle() {
-	if s.own.busy {
-		s.own.readDone()
-		s.spare.reset()
-	}
-}
-
-// batchMax is how many entries the next read may return: one while a resume is pending
-// (TestCursor must see the handle on the entry) or faults are injected.
+// batchMax is how many entries the next read may return: one while faults are injected
+// (tests), so that an injected failure happens where the handle is.
 func (s *Source) batchMax() int {
-	if s.Resume.Pending() || s.fault != nil {
+	if s.fault != nil {
 		return 1
 	}
-	return len(s.batch.ents)
+	if s.o.NoFollow {
+		return batchRead
+	}
+	return batchFollow
 }
 
-func boolInt(b bool) C.int {
-	if b {
-		return 1
+// testCursor is the cursor the next batch's first entry is tested against: the pending
+// resume's, if any.
+func (s *Source) testCursor() string {
+	if s.Resume.Pending() {
+		return s.Resume.Cursor
 	}
-	return 0
+	return ""
 }

@@ -66,15 +66,13 @@ func BenchmarkJournalRecycle(b *testing.B) {
 	}
 }
 
-// TestJournalReadAhead: reading to the end (NoFollow), the owner thread fills a spare batch
-// while the current one is served, and only a batch's last entry carries a cursor. Every
-// entry still arrives once and in order: across batches cut by the buffer (600 KiB messages,
-// larger than the 512 KiB buffer, which then grows), and across a recycle forced at a batch's
-// end while a read-ahead is in flight (it is dropped and the handle resumes after the last
+// TestJournalReadBatches: reading to the end (NoFollow), entries come in batches of batchRead,
+// each with its cursor. Every entry arrives once and in order: across batches of 600 KiB
+// messages, and across a recycle forced at a batch's end (the new handle resumes after the last
 // entry returned).
-func TestJournalReadAhead(t *testing.T) {
+func TestJournalReadBatches(t *testing.T) {
 	dir := t.TempDir()
-	n := 3*sdBatchRead + 100
+	n := 3*batchRead + 100
 	big := func(i int) bool { return i%900 == 450 }
 	testjournal.BuildFileFunc(t, dir, 2*n, func(i int, e *testjournal.Entry) {
 		if i%2 == 1 {
@@ -102,22 +100,19 @@ func TestJournalReadAhead(t *testing.T) {
 		if i := len(got); big(i) != (len(e.Message) > 600<<10) {
 			t.Fatalf("entry %d: message of %d bytes", i, len(e.Message))
 		}
+		if len(e.Cursor) == 0 {
+			t.Fatalf("entry %d has no cursor", len(got))
+		}
 		got = append(got, journaltest.Own(&e))
-		// Where Next recycles: at a batch's end (the only entries with a cursor when reading
-		// to the end), with the next batch being read ahead.
-		if len(got) >= sdBatchRead && !recycled && s.batch.pos == s.batch.n {
-			if !s.own.busy {
-				t.Fatalf("no read-ahead in flight after %d entries", len(got))
-			}
-			if len(e.Cursor) == 0 {
-				t.Fatalf("entry %d ends a batch without a cursor", len(got)-1)
+		// Where Next recycles: at a batch's end.
+		if len(got) >= batchRead && !recycled && s.batch.served() {
+			if len(s.batch.ents) != batchRead {
+				t.Fatalf("a batch of %d entries, want %d", len(s.batch.ents), batchRead)
 			}
 			if err := s.recycle(); err != nil {
 				t.Fatal(err)
 			}
 			recycled = true
-		} else if len(e.Cursor) > 0 && s.batch.pos < s.batch.n {
-			t.Fatalf("entry %d inside a batch has a cursor: sparse cursors are off", len(got)-1)
 		}
 	}
 	journaltest.CheckSequence(t, got, n)

@@ -20,7 +20,7 @@ import (
 	"github.com/specwatch/specwatch/internal/testjournal"
 )
 
-// TestSDJournalFastPath: the C read path and the journalctl backend read the testdata journal
+// TestSDJournalFastPath: this backend and the journalctl backend read the testdata journal
 // as the export reader reads its export text: binary and 5 KB messages, repeated fields,
 // entries without a unit.
 func TestSDJournalFastPath(t *testing.T) {
@@ -75,7 +75,7 @@ func TestSDJournalFastPath(t *testing.T) {
 }
 
 // TestSDJournalLargeMessage: a message above libsystemd's default 64 KiB data threshold
-// arrives whole (SetDataThreshold(0)), and the read buffer grows for it.
+// arrives whole (dataThreshold).
 func TestSDJournalLargeMessage(t *testing.T) {
 	j := journaltest.StartJournald(t)
 	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Identifiers: []string{"big"}})
@@ -88,15 +88,16 @@ func TestSDJournalLargeMessage(t *testing.T) {
 	}
 }
 
-// TestSDJournalOtherGoroutine: the handle lives on its own C thread, so a source may be handed
-// from goroutine to goroutine (one at a time), and that thread is not the caller's.
+// TestSDJournalOtherGoroutine: the handle lives on a thread of its own (the owner's), so a
+// source may be handed from goroutine to goroutine (one at a time), and that thread is not the
+// caller's.
 func TestSDJournalOtherGoroutine(t *testing.T) {
 	j := journaltest.StartJournald(t)
 	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Identifiers: []string{"x"}})
 	j.Write("", "x", []byte("line 0"))
 	j.Write("", "x", []byte("line 1"))
 	first := journaltest.ReadN(t, src, 1, 10*time.Second)
-	owner := src.(*Source).own.tid()
+	owner := src.(*Source).own.tid
 	if owner == 0 || owner == syscall.Gettid() {
 		t.Fatalf("owner thread %d, caller's %d", owner, syscall.Gettid())
 	}
@@ -225,39 +226,33 @@ func journalRSS(t *testing.T) int64 {
 	return total
 }
 
-// TestSDJournalTrim: following with the journal's pages dropped from the RSS before every
-// wait (sw_trim), or when they grew by TrimAfter (the daemon's way, behind the fault count),
-// every entry still arrives once and in order, and what stays mapped after reading 6 MB of
-// journal is a fraction of what stays mapped without trims.
-func TestSDJournalTrim(t *testing.T) {
-	j := journaltest.StartJournald(t)
-	src := openJ(t, Name, backend.Options{Dir: j.Dir(), Units: []string{"a.service"}})
-	own := src.(*Source).own
-	pad := bytes.Repeat([]byte("p"), 300)
-	var got []journaltest.Owned
-	follow := func(trimAfter int64, from, to int) int64 {
-		own.setTrimAfter(trimAfter)
-		for i := from; i < to; i += 2000 {
-			for k := i; k < i+2000; k++ {
-				j.Write("a.service", "a", append(append([]byte{}, pad...), journaltest.Numbered(" line", k)...))
-			}
-			got = append(got, journaltest.ReadN(t, src, 2000, 30*time.Second)...)
-		}
-		journaltest.ExpectQuiet(t, src, 100*time.Millisecond) // waits: with trimAfter -1, each trims
-		return journalRSS(t)
+// TestSDJournalRecycleReleasesPages: what the page trimmer of the cgo binding did, the recycle
+// now guarantees. libsystemd keeps the journal pages it read mapped, and in the RSS, for as long
+// as the handle lives; following, the handle is replaced every recycleFollow entries, and the
+// journal pages resident after that are a fraction of those before it. Every entry still
+// arrives once and in order.
+func TestSDJournalRecycleReleasesPages(t *testing.T) {
+	dir := t.TempDir()
+	n := recycleFollow + 2*batchFollow
+	pad := bytes.Repeat([]byte("p"), 450) // below journal-remote's 512-byte compression threshold
+	testjournal.BuildFileFunc(t, dir, n, func(i int, e *testjournal.Entry) {
+		journaltest.Lines(i, i+1, "a.service")(0, e)
+		e.Message = append(append([]byte{}, pad...), e.Message...)
+	})
+	src := openJ(t, Name, backend.Options{Dir: dir, Units: []string{"a.service"}, Head: true})
+	got := journaltest.ReadN(t, src, recycleFollow, time.Minute)
+	before := journalRSS(t)
+	got = append(got, journaltest.ReadN(t, src, 1, time.Minute)...) // the recycle, then a batch
+	after := journalRSS(t)
+	got = append(got, journaltest.ReadN(t, src, n-recycleFollow-1, time.Minute)...)
+	journaltest.CheckSequence(t, got, n)
+	t.Logf("journal files resident: %d KiB before the recycle, %d KiB after", before>>10, after>>10)
+	if st := src.Stats(); st.Recycles != 1 || st.Duplicates != 0 || st.CursorMissing != 0 {
+		t.Fatalf("stats %+v, want 1 recycle and every entry once", st)
 	}
-	if got := int64(own.req.trim_after); got != DefaultTrimAfter {
-		t.Fatalf("TrimAfter 0 resolved to %d bytes, want DefaultTrimAfter", got)
-	}
-	never := follow(0, 0, 16000)
-	always := follow(-1, 16000, 32000)
-	due := follow(256<<10, 32000, 48000)
-	journaltest.CheckSequence(t, got, 48000)
-	t.Logf("journal files resident: %d KiB without trims, %d KiB trimming before every wait, %d KiB trimming every 256 KiB", never>>10, always>>10, due>>10)
-	if always > never/2 || due > never/2 {
-		t.Fatalf("%d and %d KiB of journal files resident with trims, %d KiB without", always>>10, due>>10, never>>10)
-	}
-	if off := (Options{TrimAfter: -1}).trimAfter(); off != 0 {
-		t.Fatalf("TrimAfter -1 resolved to %d, want 0 (never)", off)
+	// After: the files' headers, the seek to the cursor (a bisection, each page fault mapping
+	// up to 64 KiB around it) and one batch.
+	if before < 4<<20 || after > before/2 {
+		t.Fatalf("%d KiB of journal files resident after the recycle, %d KiB before", after>>10, before>>10)
 	}
 }

@@ -7,23 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"syscall"
 	"time"
+
+	sdj "github.com/coreos/go-systemd/v22/sdjournal"
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 )
 
-// sdJournalInvalidate is SD_JOURNAL_INVALIDATE, sd_journal_wait's "files were added or removed".
-const sdJournalInvalidate = 2
-
-// Source reads the journal in process with libsystemd's sd-journal. The handle lives on a C
-// thread of its own (sdOwner, journal_sdown.go) that runs every libsystemd call; this side
-// keeps the logic: positioning, recovery, the resume protocol, recycling.
+// Source reads the journal in process with libsystemd's sd-journal, through go-systemd's
+// sdjournal package. The handle lives on a goroutine locked to its thread (owner, owner.go)
+// that runs every libsystemd call; this side keeps the logic: positioning, recovery, the
+// resume protocol, recycling.
 //
-// Following: when Next finds no entry it has the thread block in sd_journal_wait (inotify)
-// for at most the caller's wait and read what arrived, in one request; there is no polling
-// loop here (the daemon's short waits while entries flow are its own choice).
+// Following: when Next finds no entry it has the owner block in sd_journal_wait (inotify) for
+// at most the caller's wait and read what arrived, in one request; there is no polling loop
+// here (the daemon's short waits while entries flow are its own choice).
 // SD_JOURNAL_INVALIDATE (files added or removed: rotation, vacuuming, a journald restart)
 // needs nothing but reading on: sd-journal keeps its position as a location (seqnum, boot,
 // monotonic and realtime stamps), not as a file offset; an entry equal to the last one
@@ -33,47 +34,44 @@ const sdJournalInvalidate = 2
 // damaged file), the handle is closed and reopened after a backoff, seeking to the last
 // cursor returned; the saved entry is then skipped if it still exists, and counted as
 // CursorMissing if not. An entry whose fields cannot be read triggers the same reopen once;
-// failing again at the same place, it is skipped and counted Unreadable.
+// failing again at the same place, it is skipped and counted Unreadable. A journal that stays
+// unreadable ends in an error after backend.RetryAttempts; package journal then goes on with
+// another backend.
 //
 // Pitfalls found on the way (systemd 252):
 //   - After SeekTail, Next returns the last entry of one file on systemd < 254 and nothing on
 //     ≥ 254 (systemd PR #26577); when nothing matched yet, entries that then arrive together
 //     are skipped but the last. Hence SeekTail + Previous, and SeekHead when Previous finds
-//     nothing (seek). journalctl --lines=0 --follow has the same bug (journal_ctl.go).
+//     nothing (seek). journalctl --lines=0 --follow has the same bug (package journalctl).
 //   - The first sd_journal_wait on a handle sets up inotify and returns at once, reporting
 //     INVALIDATE for the files opened: not counted as an invalidation.
 //   - Changes are announced with up to 250 ms latency (journald coalesces its inotify
 //     notifications; systemd issue #17574): a follow sees new entries that late.
 //   - EADDRNOTAVAIL means "not positioned on an entry" as well as corruption (promtail
 //     issue #2104, systemd PR #27488): fields are read only after a Next that returned 1.
-//   - sd-journal objects may be used by one thread only (sd-journal(3)); Go moves goroutines
-//     between threads. A goroutine locked to its thread (LockOSThread) kept the rule but cost
-//     a third of the following CPU in scheduler wake-ups; hence the C thread (sdOwner).
-//   - The default data threshold (64 KiB) silently truncates fields: a threshold of 0 means
-//     no limit.
-//   - go-systemd's GetDataBytes costs a C string, a lookup under a global mutex and a Go copy
-//     per field, and GetData rescans the entry's items for every field: half the speed of
-//     journalctl. The C read path enumerates the fields once per entry (BenchmarkJournalRead1M);
-//     go-systemd is no longer used, as its calls can only come from Go threads.
-//   - sd_journal_get_cursor formats the cursor with asprintf: about 0.6 µs, a quarter of the
-//     cost of an entry. Following, every entry carries its cursor (the daemon saves it);
-//     reading to the end, only each batch's last one does (sw_batch's sparse mode).
+//   - sd-journal objects may be used by one thread only (sd-journal(3)); go-systemd leaves
+//     that to the caller, and Go moves goroutines between threads: hence the owner.
+//   - The default data threshold (64 KiB) silently truncates fields: see dataThreshold.
+//   - go-systemd's GetEntry keeps the last of a repeated field (a map); libsystemd's
+//     sd_journal_get_data and journalctl the first. Entries are read with GetDataBytes.
+//   - libsystemd maps journal files in 8 MiB windows and keeps up to 64 of them, and every
+//     page read stays in the RSS while mapped: the handle is recycled (recycleAfter).
 //   - systemd 250–254 journald truncates a journal file when archiving it (systemd issue
 //     #24320, fixed in 255 by punching holes instead); a reader without a SIGBUS handler
 //     (rsyslog and syslog-ng crashed on 252) may then die of SIGBUS, which Go cannot recover
 //     in C code. Not seen here in hundreds of rotations while reading (the reader only touches
 //     objects below the new end), but if it happens the daemon restarts and resumes from its
-//     cursor; journalctl installs a SIGBUS handler, so BackendJournalctl is immune.
+//     cursor; journalctl installs a SIGBUS handler, so the journalctl backend is immune.
 //   - A truncated or foreign file in the directory is skipped by libsystemd without a word:
-//     fileChecker reports it.
+//     backend.FileChecker reports it.
 type Source struct {
 	o      backend.Options
-	own    *sdOwner // the thread that owns the handle
-	opened bool     // a handle is open
-	batch  *sdBatch // entries read ahead
-	spare  *sdBatch // NoFollow: filled by the thread while batch is served (readAhead)
+	own    *owner // the goroutine, locked to its thread, that owns the handle
+	opened bool   // a handle is open
+	batch  batch  // entries read ahead
+	same   bool   // the entry last served is the one the pending resume's cursor names
 	backend.Progress
-	startUsec uint64 // OpenJournal's time: where "the tail" resumes if reopened before any entry
+	startUsec uint64 // Open's time: where "the tail" resumes if reopened before any entry
 	badAt     []byte // s.Last when a field read failed; a second failure there skips the entry
 	fatal     error  // sticky: recovery gave up
 	waited    bool   // sd_journal_wait was called on this handle
@@ -86,27 +84,25 @@ type Source struct {
 	fault func(advanced bool) error
 }
 
-// Available reports why this backend cannot be used here (libsystemd.so.0 missing), or nil
+// Available reports why this backend cannot be used here (libsystemd not loadable), or nil
 // when it can.
-func Available() error { return sdLibError() }
-
-// Open starts the thread that will own the handle, opens and positions it as o says; the first
-// Next returns the first entry after that position.
-func Open(o backend.Options, so Options) (*Source, error) {
-	if err := sdLibError(); err != nil {
-		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
-	}
-	own, err := newSDOwner(o.NoFollow)
+func Available() error {
+	runtime.LockOSThread() // the probe handle, like any, lives on one thread
+	defer runtime.UnlockOSThread()
+	j, err := sdj.NewJournalFromFiles() // no files: no I/O, only the library's symbols
 	if err != nil {
+		return fmt.Errorf("libsystemd not usable: %w", err)
+	}
+	return j.Close()
+}
+
+// Open starts the goroutine that will own the handle, opens and positions it as o says; the
+// first Next returns the first entry after that position.
+func Open(o backend.Options, _ Options) (*Source, error) {
+	if err := Available(); err != nil {
 		return nil, fmt.Errorf("ingest: sdjournal backend: %w", err)
 	}
-	own.setTrimAfter(so.trimAfter())
-	s := &Source{o: o, own: own, files: backend.NewFileChecker(o.Dir)}
-	if o.NoFollow {
-		s.batch = newSDBatch(sdBatchRead, sdBufRead)
-	} else {
-		s.batch = newSDBatch(sdBatchFollow, sdBufFollow)
-	}
+	s := &Source{o: o, own: newOwner(), files: backend.NewFileChecker(o.Dir)}
 	s.stats.Backend = Name
 	s.startUsec = uint64(time.Now().UnixMicro())
 	if err := s.open(); err != nil {
@@ -121,14 +117,9 @@ func Open(o backend.Options, so Options) (*Source, error) {
 	return s, nil
 }
 
-// release ends the owner thread (closing the handle) and frees the batch.
+// release ends the owner (closing the handle).
 func (s *Source) release() {
-	s.settle()
 	s.own.quit()
-	s.batch.free()
-	if s.spare != nil {
-		s.spare.free()
-	}
 	s.opened = false
 }
 
@@ -163,9 +154,9 @@ func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 	var deadline time.Time // set when first needed: reading an available entry needs no clock
 	polled := false        // sd_journal_wait has run in this call
 	for {
-		// At a batch's end only: with NoFollow, entries before a batch's last carry no cursor,
-		// so s.Last names the last entry returned only there.
-		if s.opened && s.sinceOpen >= s.recycleAfter() && s.Last != nil && s.batch.pos == s.batch.n {
+		// At a batch's end only: a new handle starts reading after s.Last, and the entries read
+		// ahead would be read again.
+		if s.opened && s.sinceOpen >= s.recycleAfter() && s.Last != nil && s.batch.served() {
 			if err := s.recycle(); err != nil {
 				if s.fatal = s.fail(err); s.fatal != nil {
 					return false, s.fatal
@@ -219,19 +210,13 @@ func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 		}
 		first := !s.waited
 		s.waited = true
-		ahead := 0 // entries the thread may read right after the wait
-		if s.batch.empty() {
-			ahead = s.batchMax()
-		}
-		r, br, n, pending := s.own.wait(rem, s.batch, ahead)
-		if ahead > 0 && r >= 0 {
-			s.batch.took(br, n, pending)
-		}
+		// step found the end, so the batch is empty: the owner reads what the wait brought.
+		r := s.own.wait(rem, &s.batch, s.batchMax(), s.testCursor())
 		switch {
-		case r == sdJournalInvalidate && first:
+		case r == sdj.SD_JOURNAL_INVALIDATE && first:
 			// The first wait on a handle sets up inotify, returns at once and reports
 			// INVALIDATE for the files found at open: not a change.
-		case r == sdJournalInvalidate:
+		case r == sdj.SD_JOURNAL_INVALIDATE:
 			s.stats.Invalidations++
 			s.scanFiles()
 		case r < 0:
@@ -269,8 +254,7 @@ func (s *Source) step(e *ingest.Entry) (bool, error) {
 		if err != nil || !ok {
 			return false, err
 		}
-		same := s.Resume.Pending() && s.own.testCursor(s.Resume.Cursor)
-		if s.Admit(e.Cursor, same, &s.o, &s.stats) {
+		if s.Admit(e.Cursor, s.Resume.Pending() && s.same, &s.o, &s.stats) {
 			s.sinceOpen++
 			return true, nil
 		}
@@ -289,7 +273,7 @@ func (s *Source) Close() error {
 
 // ThreadID is the id of the thread that owns the handle, for counting its wake-ups
 // (/proc/self/task/<id>).
-func (s *Source) ThreadID() int { return s.own.tid() }
+func (s *Source) ThreadID() int { return s.own.tid }
 
 // Stats implements journal.Source.
 func (s *Source) Stats() backend.Stats { return s.stats }
