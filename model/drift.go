@@ -16,8 +16,15 @@ type dropDetector struct {
 	block   estimate.BlockMean
 	base    estimate.EWMA // of window means
 	cusum   estimate.CUSUM
-	windows int
+	windows int   // since the start, or since the last gap that emptied the baseline
+	lastT   int64 // end of the previous window
 }
+
+// forgetHalfLives is the gap, in baseline half-lives, past which the baseline has forgotten
+// what came before (its weight fell below 1/16): the first window after such a gap would be
+// the whole baseline, with no spread, and ordinary text-dependent swings alarmed (a 30-day
+// pause in a clean log raised acceptance_drop). The test warms up again instead.
+const forgetHalfLives = 4
 
 func newDropDetector(o *Options) dropDetector {
 	return dropDetector{
@@ -36,8 +43,13 @@ func (d *dropDetector) observe(t int64, c float64, se *Series) {
 	if !full {
 		return
 	}
-	d.windows++
 	o := se.opts
+	if d.lastT != 0 && t-d.lastT > forgetHalfLives*int64(o.LongHalfLife) {
+		d.windows = 0
+		d.cusum.Reset()
+	}
+	d.lastT = t
+	d.windows++
 	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minRelSpread*d.base.Mean())
 	if d.windows > o.WarmupWindows && sd > 0 {
 		// Only the shortfall beyond DropMinEffect counts: a 3 % dip for a few minutes is
@@ -70,7 +82,8 @@ type regressionDetector struct {
 	block   estimate.BlockMean
 	base    estimate.EWMA // of window means of the log residual
 	cusum   estimate.CUSUM
-	windows int
+	windows int   // since the start, or since the last gap that emptied the baseline
+	lastT   int64 // end of the previous window (forgetHalfLives)
 	alarmAt int64
 }
 
@@ -111,8 +124,13 @@ func (d *regressionDetector) observe(p *point, se *Series) {
 	if !full {
 		return
 	}
-	d.windows++
 	o := se.opts
+	if d.lastT != 0 && p.t-d.lastT > forgetHalfLives*int64(o.LongHalfLife) {
+		d.windows = 0
+		d.cusum.Reset()
+	}
+	d.lastT = p.t
+	d.windows++
 	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minResidualSpread)
 	if d.windows > o.WarmupWindows {
 		// Only the excess over RegressionMinEffect counts: a model 2 % off for an hour is not
