@@ -21,9 +21,13 @@ const File = "lock"
 type Lock struct{ f *os.File }
 
 // Acquire takes dir's lock for this process, or fails naming the process that holds it.
+//
+// The descriptor that holds the lock is read-only (flock needs no write access): a daemon that
+// kept a file open for writing in its state directory would make remounting the directory
+// read-only fail ("mount point is busy"), as the soak's read-only-state fault does.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, File)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("locking state directory %s: %w", dir, err)
 	}
@@ -34,10 +38,9 @@ func Acquire(dir string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("locking state directory %s: %w", path, err)
 	}
-	// The PID is for the message above and for operators; the flock is the lock.
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
+	// The PID is for the message above and for operators; the flock is the lock. A state
+	// directory that is read-only already keeps the previous holder's PID.
+	os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return &Lock{f: f}, nil
 }
 
