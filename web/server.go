@@ -109,7 +109,10 @@ func NewServer(opts ServerOptions) *Server {
 		WriteTimeout:      orDefault(opts.WriteTimeout, WriteTimeout),
 		IdleTimeout:       orDefault(opts.IdleTimeout, IdleTimeout),
 		MaxHeaderBytes:    MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" goes to guard like any other request (405), not to net/http's built-in
+		// answer (200 with no Allow), which would contradict the read-only contract.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return s
 }
