@@ -30,12 +30,19 @@ type PageOptions struct {
 //
 // plots are matched to r.Series by Labels, not by index: a series without plot data gets
 // "not enough data yet" placeholders instead of someone else's plots.
+//
+// Bidirectional controls from any string (labels, details, the title) are shown as their code
+// points, "[U+202E]", never passed to the browser (page_bidi.go).
 func WritePage(w io.Writer, r model.Report, plots []model.SeriesPlot, opts PageOptions) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	f := &bidiFilter{w: w}
+	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := pageTemplate.Execute(bw, buildPage(r, plots, opts)); err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.flush()
 }
 
 // pageView is everything the template prints, formatted: the template only lays it out.

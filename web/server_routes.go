@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/specwatch/specwatch/report"
 )
 
 // MaxQueryBytes bounds a request's query string: the longest legitimate one is a handful of
@@ -119,10 +120,10 @@ func (s *Server) minimalPage(w io.Writer) error {
 	rep := s.opts.Source.Report()
 	fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>specwatch</title></head><body>
 <h1>specwatch</h1><p><a href="metrics">metrics</a> · <a href="api/v1/report">report (JSON)</a> · <a href="-/ready">ready</a></p><ul>`)
+	esc := func(s string) string { return html.EscapeString(report.VisibleBidi(s)) } // as the full page does
 	for _, se := range rep.Series {
 		l := se.Labels
-		fmt.Fprintf(w, "<li>%s %s %s %s: %s</li>\n", html.EscapeString(l.Host), html.EscapeString(l.Unit),
-			html.EscapeString(l.Engine), html.EscapeString(l.Rank), html.EscapeString(se.Verdict))
+		fmt.Fprintf(w, "<li>%s %s %s %s: %s</li>\n", esc(l.Host), esc(l.Unit), esc(l.Engine), esc(l.Rank), esc(se.Verdict))
 	}
 	_, err := fmt.Fprint(w, "</ul></body></html>\n")
 	return err
