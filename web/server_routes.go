@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"html"
@@ -91,27 +90,14 @@ func checkNoBody(w http.ResponseWriter, r *http.Request) (int, string) {
 	return 0, ""
 }
 
-// page renders the status page into memory, then writes it.
-func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+// page renders the status page (writeRendered: into memory, shared by concurrent requests,
+// bounded), then writes it. The page takes no parameters, so every request shares one key.
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	render := s.opts.Page
 	if render == nil {
 		render = s.minimalPage
 	}
-	s.writeRendered(w, "text/html; charset=utf-8", "rendering the status page", render)
-}
-
-// writeRendered renders a response into memory first, so that a failure is a clean 500 (said in
-// the log as what failed) rather than half a body, then writes it uncached.
-func (s *Server) writeRendered(w http.ResponseWriter, contentType, what string, render func(io.Writer) error) {
-	var b bytes.Buffer
-	if err := render(&b); err != nil {
-		s.log.Error(what, "err", err)
-		http.Error(w, what+" failed; see the log", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	s.writeRendered(w, r, "/", "text/html; charset=utf-8", "rendering the status page", render)
 }
 
 // minimalPage lists the endpoints and each series' verdict; it stands in until the plotted
