@@ -2,12 +2,15 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Renders of the status page and of /api/v1/report are bounded, so that no number of clients
@@ -16,8 +19,12 @@ import (
 //
 //   - Requests for the same response share one render (the key is the path and the query): a
 //     request waits for the next render to start after it arrived, never for one already under
-//     way, so every response is at least as fresh as its request, and N clients cost one render
-//     at a time, plus one queued behind it.
+//     way, so every response is at least as fresh as its request, and N clients cost one
+//     render at a time, plus one queued behind it.
+//   - Renders of one key are paced: one starts no sooner than renderPacing times the last one's
+//     duration after the last one started, so that a flood costs each key at most a third of
+//     the time, and renders slowed down by a busy machine come less often. Requests arriving
+//     meanwhile wait for that render: at most twice a render's duration more.
 //   - At most MaxRendersInFlight renders run at once, whatever their keys; a render that finds
 //     no free slot is refused with 503 and Retry-After to every request waiting for it, as
 //     /metrics refuses scrapes past MaxScrapesInFlight. /metrics has its own bound and takes no
@@ -25,14 +32,22 @@ import (
 //   - A render may write at most MaxRenderBytes; past that it fails (500, said in the log)
 //     rather than growing without bound.
 //
-// The rendered bytes are shared read-only by every request that waited for them.
+// The rendered bytes are kept gzip-compressed (the fastest level: a 4.8 MB page is about 1.2
+// MB), shared read-only by every request that waited for them, sent as they are to clients
+// that accept gzip (browsers, Prometheus, Go's client) and decompressed on the fly for others:
+// the memory a render holds, and the bytes written per request, are a quarter of the page.
 const (
 	MaxRendersInFlight = 2
 	// MaxRenderBytes bounds one rendered page or report. The status page at its fullest (256
 	// series, each with a full plot history of 2048 points) is about 32 MB.
 	MaxRenderBytes = 64 << 20
-	// maxRenderKeys bounds the remembered response sizes used to size render buffers.
+	// maxRenderKeys bounds the keys remembered between renders (for pacing) and the response
+	// sizes used to size render buffers.
 	maxRenderKeys = 32
+
+	// renderPacing: a key's next render starts at least this many times the last one's
+	// duration after the last one started.
+	renderPacing = 3
 )
 
 // errBusy is a render refused for want of a slot.
@@ -41,40 +56,47 @@ var errBusy = errors.New("too many page and report renders in flight")
 // errTooLarge is a render that wrote more than its limit.
 var errTooLarge = errors.New("response larger than the render limit")
 
-// renderer coalesces and bounds renders; the zero value is not usable (newRenderer).
+// renderer coalesces, paces and bounds renders; the zero value is not usable (newRenderer).
 type renderer struct {
 	slots    chan struct{}
 	maxBytes int
+	now      func() time.Time
+	after    func(time.Duration, func()) // time.AfterFunc
 
 	mu    sync.Mutex
 	keys  map[string]*renderKey
 	sizes map[string]int // the last successful size per key: the next buffer's capacity
 
-	// joined, if set, is called (with mu held) each time a request joins a flight: tests wait on
-	// it instead of sleeping.
+	// joined, if set, is called (with mu held) each time a request joins a flight; queued says
+	// it had not started: tests wait on it instead of sleeping.
 	joined func(key string, queued bool)
 }
 
-// renderKey is the state of one key: the render running, and the one queued to start after it
-// (which every request arriving meanwhile joins).
+// renderKey is the state of one key: the render running, the one queued to start after it
+// (which every request arriving meanwhile joins), and when the next one may start.
 type renderKey struct {
 	running, next *flight
+	earliest      time.Time // for the next render
+	timer         bool      // next waits for earliest
 }
 
-// flight is one render; done is closed once body or err is set.
+// flight is one render; done is closed once body, size or err are set.
 type flight struct {
 	render func(io.Writer) error
 	done   chan struct{}
-	body   []byte
+	body   []byte // gzip
+	size   int    // uncompressed
+	start  time.Time
 	err    error
 }
 
 func newRenderer(slots, maxBytes int) *renderer {
-	return &renderer{slots: make(chan struct{}, slots), maxBytes: maxBytes,
-		keys: make(map[string]*renderKey), sizes: make(map[string]int)}
+	return &renderer{slots: make(chan struct{}, slots), maxBytes: maxBytes, now: time.Now,
+		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) },
+		keys:  make(map[string]*renderKey), sizes: make(map[string]int)}
 }
 
-// get returns the flight r's request joins for key, starting or queueing it as needed; render
+// get returns the flight a request joins for key, starting or queueing it as needed; render
 // produces the response (every render of one key produces the same response for the state it
 // reads).
 func (g *renderer) get(key string, render func(io.Writer) error) *flight {
@@ -82,71 +104,111 @@ func (g *renderer) get(key string, render func(io.Writer) error) *flight {
 	defer g.mu.Unlock()
 	k := g.keys[key]
 	if k == nil {
+		g.forgetIdle()
 		k = &renderKey{}
 		g.keys[key] = k
 	}
-	if k.running != nil && k.next == nil {
-		k.next = &flight{render: render, done: make(chan struct{})}
+	// Either way the request waits for a render that has not read the state yet: queued, or
+	// started just now, after it arrived.
+	f := k.next
+	if f == nil {
+		f = &flight{render: render, done: make(chan struct{})}
+		k.next = f
+		if k.running == nil {
+			g.startNext(key, k)
+		}
 	}
-	if g.joined != nil {
-		g.joined(key, k.next != nil)
-	}
-	if k.next != nil { // queued, not started: it will read the state after this request arrived
-		return k.next
-	}
-	f := &flight{render: render, done: make(chan struct{})}
-	k.running = f
-	g.start(key, f)
+	g.join(key, f == k.next)
 	return f
 }
 
-// start runs f on its own goroutine if a slot is free, else fails it with errBusy and, with
-// g.mu held, promotes what is queued behind it. Called with g.mu held.
-func (g *renderer) start(key string, f *flight) {
+func (g *renderer) join(key string, queued bool) {
+	if g.joined != nil {
+		g.joined(key, queued)
+	}
+}
+
+// startNext starts key's queued render, now if its pacing allows, else once it does. Called
+// with g.mu held, with nothing running.
+func (g *renderer) startNext(key string, k *renderKey) {
+	if k.timer {
+		return
+	}
+	if d := k.earliest.Sub(g.now()); d > 0 {
+		k.timer = true
+		g.after(d, func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			k.timer = false
+			g.startNext(key, k)
+		})
+		return
+	}
+	f := k.next
+	k.running, k.next = f, nil
+	f.start = g.now()
 	select {
 	case g.slots <- struct{}{}:
-		go g.run(key, f)
+		go g.run(key, k, f)
 	default:
 		f.err = errBusy
 		close(f.done)
-		g.finish(key)
+		g.finish(key, k)
 	}
 }
 
 // run renders f into memory, bounded by maxBytes, then releases its slot and starts the render
 // queued behind it, if any.
-func (g *renderer) run(key string, f *flight) {
+func (g *renderer) run(key string, k *renderKey, f *flight) {
 	g.mu.Lock()
 	size := g.sizes[key]
 	g.mu.Unlock()
 	b := bytes.NewBuffer(make([]byte, 0, min(size+size/8, g.maxBytes)))
-	f.err = safeRender(f.render, &limitWriter{b: b, max: g.maxBytes})
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(b)
+	lw := &limitWriter{w: zw, max: g.maxBytes}
+	f.err = safeRender(f.render, lw)
 	if f.err == nil {
-		f.body = b.Bytes()
+		f.err = zw.Close()
+	}
+	gzipWriters.Put(zw)
+	if f.err == nil {
+		f.body, f.size = b.Bytes(), lw.n
 	}
 	<-g.slots
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if f.err == nil {
 		if len(g.sizes) >= maxRenderKeys {
 			clear(g.sizes)
 		}
 		g.sizes[key] = len(f.body)
 	}
+	k.earliest = f.start.Add(renderPacing * g.now().Sub(f.start))
 	close(f.done)
-	g.finish(key)
-	g.mu.Unlock()
+	g.finish(key, k)
 }
 
-// finish ends key's running render: the queued one, if any, starts; else the key is forgotten.
-// Called with g.mu held.
-func (g *renderer) finish(key string) {
-	k := g.keys[key]
-	k.running, k.next = k.next, nil
-	if k.running == nil {
-		delete(g.keys, key)
+// finish ends key's running render and starts the queued one, if any. Called with g.mu held.
+func (g *renderer) finish(key string, k *renderKey) {
+	k.running = nil
+	if k.next != nil {
+		g.startNext(key, k)
+	}
+}
+
+// forgetIdle forgets the keys with nothing running or queued whose pacing has passed, once
+// there are maxRenderKeys of them. Called with g.mu held.
+func (g *renderer) forgetIdle() {
+	if len(g.keys) < maxRenderKeys {
 		return
 	}
-	g.start(key, k.running)
+	now := g.now()
+	for key, k := range g.keys {
+		if k.running == nil && k.next == nil && !now.Before(k.earliest) {
+			delete(g.keys, key)
+		}
+	}
 }
 
 // safeRender calls render, turning a panic into an error: a render runs on its own goroutine,
@@ -160,17 +222,82 @@ func safeRender(render func(io.Writer) error, w io.Writer) (err error) {
 	return render(w)
 }
 
-// limitWriter is a bytes.Buffer that refuses to grow past max.
+// limitWriter passes at most max bytes to w, then fails.
 type limitWriter struct {
-	b   *bytes.Buffer
-	max int
+	w      io.Writer
+	n, max int
 }
 
 func (w *limitWriter) Write(p []byte) (int, error) {
-	if w.b.Len()+len(p) > w.max {
+	if w.n+len(p) > w.max {
 		return 0, fmt.Errorf("%w (%d bytes)", errTooLarge, w.max)
 	}
-	return w.b.Write(p)
+	w.n += len(p)
+	return w.w.Write(p)
+}
+
+// The gzip writers (about 800 KB of state each) and readers are reused across renders and
+// requests.
+var (
+	gzipWriters = sync.Pool{New: func() any {
+		zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		return zw
+	}}
+	gzipReaders sync.Pool
+)
+
+// acceptsGzip reports whether the request's Accept-Encoding lists gzip (or *) without q=0.
+func acceptsGzip(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(h, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			if name = strings.TrimSpace(name); !strings.EqualFold(name, "gzip") && name != "*" {
+				continue
+			}
+			refused := false
+			for _, p := range strings.Split(params, ";") {
+				k, v, ok := strings.Cut(p, "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+					refused = err == nil && q == 0
+				}
+			}
+			if !refused {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeBody writes f's response: the gzip bytes as they are if the client takes them, else
+// decompressed as they are written.
+func writeBody(w http.ResponseWriter, r *http.Request, f *flight) {
+	h := w.Header()
+	h.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(len(f.body)))
+		if r.Method != http.MethodHead {
+			w.Write(f.body)
+		}
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(f.size))
+	if r.Method == http.MethodHead {
+		return
+	}
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(f.body))
+	} else {
+		err = zr.Reset(bytes.NewReader(f.body))
+	}
+	if err == nil {
+		io.Copy(w, zr) // a failed write is the client's going away
+		gzipReaders.Put(zr)
+	}
 }
 
 // writeRendered answers r with the response of key, rendering it (shared with the requests for
@@ -196,8 +323,5 @@ func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, key, cont
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Length", strconv.Itoa(len(f.body)))
-	if r.Method != http.MethodHead {
-		w.Write(f.body)
-	}
+	writeBody(w, r, f)
 }

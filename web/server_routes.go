@@ -91,7 +91,8 @@ func checkNoBody(w http.ResponseWriter, r *http.Request) (int, string) {
 }
 
 // page renders the status page (writeRendered: into memory, shared by concurrent requests,
-// bounded), then writes it. The page takes no parameters, so every request shares one key.
+// paced, bounded), then writes it. The page takes no parameters, so every request
+// shares one key.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	render := s.opts.Page
 	if render == nil {
