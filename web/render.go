@@ -34,8 +34,9 @@ import (
 //
 // The rendered bytes are kept gzip-compressed (the fastest level: a 4.8 MB page is about 1.2
 // MB), shared read-only by every request that waited for them, sent as they are to clients
-// that accept gzip (browsers, Prometheus, Go's client) and decompressed on the fly for others:
-// the memory a render holds, and the bytes written per request, are a quarter of the page.
+// that accept gzip (browsers, Prometheus, Go's client), and decompressed once per render for
+// the others (curl without --compressed): the memory a render holds, and the bytes written per
+// request, are a quarter of the page.
 const (
 	MaxRendersInFlight = 2
 	// MaxRenderBytes bounds one rendered page or report. The status page at its fullest (256
@@ -86,8 +87,11 @@ type flight struct {
 	done   chan struct{}
 	body   []byte // gzip
 	size   int    // uncompressed
-	start  time.Time
-	err    error
+
+	plainOnce sync.Once
+	plain     []byte // decompressed, for clients that do not take gzip (plainBody)
+	start     time.Time
+	err       error
 }
 
 func newRenderer(slots, maxBytes int) *renderer {
@@ -236,15 +240,11 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// The gzip writers (about 800 KB of state each) and readers are reused across renders and
-// requests.
-var (
-	gzipWriters = sync.Pool{New: func() any {
-		zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-		return zw
-	}}
-	gzipReaders sync.Pool
-)
+// gzipWriters are reused across renders.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
 
 // acceptsGzip reports whether the request's Accept-Encoding lists gzip (or *) without q=0.
 func acceptsGzip(r *http.Request) bool {
@@ -271,7 +271,7 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // writeBody writes f's response: the gzip bytes as they are if the client takes them, else
-// decompressed as they are written.
+// decompressed.
 func writeBody(w http.ResponseWriter, r *http.Request, f *flight) {
 	h := w.Header()
 	h.Add("Vary", "Accept-Encoding")
@@ -287,17 +287,23 @@ func writeBody(w http.ResponseWriter, r *http.Request, f *flight) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	zr, _ := gzipReaders.Get().(*gzip.Reader)
-	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(bytes.NewReader(f.body))
-	} else {
-		err = zr.Reset(bytes.NewReader(f.body))
-	}
-	if err == nil {
-		io.Copy(w, zr) // a failed write is the client's going away
-		gzipReaders.Put(zr)
-	}
+	w.Write(f.plainBody()) // a failed write is the client's going away
+}
+
+// plainBody is the response decompressed, once per render, for the clients that do not take
+// gzip: the copy lives only while such clients are served.
+func (f *flight) plainBody() []byte {
+	f.plainOnce.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(f.body))
+		if err != nil {
+			return
+		}
+		f.plain = make([]byte, 0, f.size)
+		b := bytes.NewBuffer(f.plain)
+		io.Copy(b, zr) // in-memory gzip written by run: cannot fail
+		f.plain = b.Bytes()
+	})
+	return f.plain
 }
 
 // writeRendered answers r with the response of key, rendering it (shared with the requests for
