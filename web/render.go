@@ -21,10 +21,11 @@ import (
 //     request waits for the next render to start after it arrived, never for one already under
 //     way, so every response is at least as fresh as its request, and N clients cost one
 //     render at a time, plus one queued behind it.
-//   - Renders of one key are paced: one starts no sooner than renderPacing times the last one's
-//     duration after the last one started, so that a flood costs each key at most a third of
-//     the time, and renders slowed down by a busy machine come less often. Requests arriving
-//     meanwhile wait for that render: at most twice a render's duration more.
+//   - Renders are paced: one starts no sooner than renderPacing times the last one's duration
+//     after the last one started, whatever their keys, so that a flood costs the daemon at most
+//     a third of its time in renders (and in the model's lock, which a report holds while it is
+//     built: /metrics takes it too), and renders slowed down by a busy machine come less often.
+//     Requests arriving meanwhile wait for that render: at most twice a render's duration more.
 //   - At most MaxRendersInFlight renders run at once, whatever their keys; a render that finds
 //     no free slot is refused with 503 and Retry-After to every request waiting for it, as
 //     /metrics refuses scrapes past MaxScrapesInFlight. /metrics has its own bound and takes no
@@ -42,12 +43,11 @@ const (
 	// MaxRenderBytes bounds one rendered page or report. The status page at its fullest (256
 	// series, each with a full plot history of 2048 points) is about 32 MB.
 	MaxRenderBytes = 64 << 20
-	// maxRenderKeys bounds the keys remembered between renders (for pacing) and the response
-	// sizes used to size render buffers.
+	// maxRenderKeys bounds the response sizes remembered to size render buffers.
 	maxRenderKeys = 32
 
-	// renderPacing: a key's next render starts at least this many times the last one's
-	// duration after the last one started.
+	// renderPacing: the next render starts at least this many times the last one's duration
+	// after the last one started.
 	renderPacing = 3
 )
 
@@ -64,21 +64,21 @@ type renderer struct {
 	now      func() time.Time
 	after    func(time.Duration, func()) // time.AfterFunc
 
-	mu    sync.Mutex
-	keys  map[string]*renderKey
-	sizes map[string]int // the last successful size per key: the next buffer's capacity
+	mu       sync.Mutex
+	keys     map[string]*renderKey
+	sizes    map[string]int // the last successful size per key: the next buffer's capacity
+	earliest time.Time      // for the next render
 
 	// joined, if set, is called (with mu held) each time a request joins a flight; queued says
 	// it had not started: tests wait on it instead of sleeping.
 	joined func(key string, queued bool)
 }
 
-// renderKey is the state of one key: the render running, the one queued to start after it
-// (which every request arriving meanwhile joins), and when the next one may start.
+// renderKey is the state of one key while it has a render running or queued: the render
+// running, and the one queued to start after it (which every request arriving meanwhile joins).
 type renderKey struct {
 	running, next *flight
-	earliest      time.Time // for the next render
-	timer         bool      // next waits for earliest
+	timer         bool // next waits for the renderer's earliest
 }
 
 // flight is one render; done is closed once body, size or err are set.
@@ -108,7 +108,6 @@ func (g *renderer) get(key string, render func(io.Writer) error) *flight {
 	defer g.mu.Unlock()
 	k := g.keys[key]
 	if k == nil {
-		g.forgetIdle()
 		k = &renderKey{}
 		g.keys[key] = k
 	}
@@ -132,13 +131,13 @@ func (g *renderer) join(key string, queued bool) {
 	}
 }
 
-// startNext starts key's queued render, now if its pacing allows, else once it does. Called
-// with g.mu held, with nothing running.
+// startNext starts key's queued render, now if the pacing allows, else once it does. Called
+// with g.mu held, with nothing running for key.
 func (g *renderer) startNext(key string, k *renderKey) {
 	if k.timer {
 		return
 	}
-	if d := k.earliest.Sub(g.now()); d > 0 {
+	if d := g.earliest.Sub(g.now()); d > 0 {
 		k.timer = true
 		g.after(d, func() {
 			g.mu.Lock()
@@ -188,31 +187,22 @@ func (g *renderer) run(key string, k *renderKey, f *flight) {
 		}
 		g.sizes[key] = len(f.body)
 	}
-	k.earliest = f.start.Add(renderPacing * g.now().Sub(f.start))
+	if e := f.start.Add(renderPacing * g.now().Sub(f.start)); e.After(g.earliest) {
+		g.earliest = e
+	}
 	close(f.done)
 	g.finish(key, k)
 }
 
-// finish ends key's running render and starts the queued one, if any. Called with g.mu held.
+// finish ends key's running render and starts the queued one, if any, else forgets the key.
+// Called with g.mu held.
 func (g *renderer) finish(key string, k *renderKey) {
 	k.running = nil
-	if k.next != nil {
-		g.startNext(key, k)
-	}
-}
-
-// forgetIdle forgets the keys with nothing running or queued whose pacing has passed, once
-// there are maxRenderKeys of them. Called with g.mu held.
-func (g *renderer) forgetIdle() {
-	if len(g.keys) < maxRenderKeys {
+	if k.next == nil {
+		delete(g.keys, key)
 		return
 	}
-	now := g.now()
-	for key, k := range g.keys {
-		if k.running == nil && k.next == nil && !now.Before(k.earliest) {
-			delete(g.keys, key)
-		}
-	}
+	g.startNext(key, k)
 }
 
 // safeRender calls render, turning a panic into an error: a render runs on its own goroutine,

@@ -141,8 +141,8 @@ func TestRendersSharedAndBounded(t *testing.T) {
 	}
 }
 
-// TestRenderPacing: a render that took 2 s is followed by the next no sooner than 3 × 2 s
-// after it started; a request meanwhile waits for that one, not for the old one.
+// TestRenderPacing: a render that took 2 s is followed by the next, of any key, no sooner than
+// 3 × 2 s after it started; a request meanwhile waits for that one, not for the old one.
 func TestRenderPacing(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
 	var calls atomic.Int32
@@ -173,6 +173,22 @@ func TestRenderPacing(t *testing.T) {
 	case b := <-done:
 		t.Fatalf("answered %q before the paced render", b)
 	default:
+	}
+	// The pacing is across keys: a report asked for meanwhile waits too.
+	rep := make(chan int, 1)
+	go func() { rep <- do(t, h, "GET", "/api/v1/report", nil).Code }()
+	if tr := <-timers; tr.d != tm.d {
+		t.Errorf("report during the page's pacing: next render in %v, want %v", tr.d, tm.d)
+	} else {
+		defer func() { // render 2 moved the pacing on: the report's timer is set again
+			tr.f()
+			tr = <-timers
+			clock.Add(tr.d)
+			tr.f()
+			if code := <-rep; code != 200 {
+				t.Errorf("paced report: %d", code)
+			}
+		}()
 	}
 	clock.Add(tm.d)
 	tm.f()
