@@ -174,6 +174,7 @@ func (g *renderer) run(key string, k *renderKey, f *flight) {
 	if f.err == nil {
 		f.err = zw.Close()
 	}
+	zw.Reset(io.Discard) // drop b: a failed render's may be large
 	gzipWriters.Put(zw)
 	if f.err == nil {
 		f.body, f.size = b.Bytes(), lw.n

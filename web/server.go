@@ -44,7 +44,7 @@ type ServerOptions struct {
 	Metrics *exporter.Metrics
 	// Page renders the status page on /; nil serves a minimal page with links. It is rendered
 	// into memory first, so a failure is a clean 500, not half a page, on a goroutine of its
-	// own, one render shared by the requests that arrived before it started, at most
+	// own: one render shared by the requests that arrived before it started, paced, at most
 	// MaxRendersInFlight page and report renders at once (render.go).
 	Page func(w io.Writer) error
 	// Ready reports whether ingestion has caught up (/-/ready); nil means
