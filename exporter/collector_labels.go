@@ -100,13 +100,18 @@ func (p *seriesPairs) with(name, value string) []*dto.LabelPair {
 
 func pair(name, value string) *dto.LabelPair { return &dto.LabelPair{Name: &name, Value: &value} }
 
-// validLabels replaces invalid UTF-8 in label values (host names and units come from log
-// records, which may carry anything): client_golang rejects such values, and one bad series
-// must not fail the whole scrape.
+// validLabels replaces invalid UTF-8 and NUL bytes in label values with U+FFFD (host names and
+// units come from log records, which may carry anything): client_golang rejects invalid UTF-8,
+// and one bad series must not fail the whole scrape; a NUL is valid UTF-8 and the text format
+// would pass it through raw, where C-string parsers and terminals cut or hide the value.
+// docs/metrics.md states the rule.
 func validLabels(l model.Labels) model.Labels {
 	fix := func(s *string) {
 		if !utf8.ValidString(*s) {
 			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+		if strings.IndexByte(*s, 0) >= 0 {
+			*s = strings.ReplaceAll(*s, "\x00", "\uFFFD")
 		}
 	}
 	fix(&l.Host)

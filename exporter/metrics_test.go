@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/model"
@@ -185,5 +186,42 @@ func TestConcurrentScrapes(t *testing.T) {
 	wg.Wait()
 	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "DP0 TP0"}); n == 0 {
 		t.Error("no step observed for rank DP0 TP0")
+	}
+}
+
+// TestCollectorNULInLabels: a NUL byte in a label value (a journal field may carry one) is
+// exported as U+FFFD, in the per-series metrics and in the step histogram, so that the text
+// exposition never carries a raw NUL.
+func TestCollectorNULInLabels(t *testing.T) {
+	src := exportertest.ThreeSeries()
+	src.Snaps[0].Labels.Host = "gpu\x0007"
+	src.Snaps[1].Labels.Unit = "vllm\x00.service\x00"
+	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: src, MaxSeries: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveStep(0, src.Snaps[0].Labels, 0.05)
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := b.String()
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		t.Fatalf("a NUL reaches the exposition: …%q…", text[max(0, i-60):min(len(text), i+20)])
+	}
+	for _, want := range []string{`host="gpu` + "\uFFFD" + `07"`, `unit="vllm` + "\uFFFD.service\uFFFD" + `"`} {
+		if !strings.Contains(text, `specwatch_anomaly_active{`) || !strings.Contains(text, want) {
+			t.Errorf("exposition lacks %s", want)
+		}
+	}
+	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"host": "gpu\uFFFD07"}); n != 1 {
+		t.Errorf("step histogram of the NUL host: %v observations, want 1", n)
 	}
 }

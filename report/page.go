@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"html/template"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -30,12 +31,20 @@ type PageOptions struct {
 //
 // plots are matched to r.Series by Labels, not by index: a series without plot data gets
 // "not enough data yet" placeholders instead of someone else's plots.
+//
+// Bidirectional controls from any string (labels, details, the title) are shown as their code
+// points, "[U+202E]", never passed to the browser (page_bidi.go).
 func WritePage(w io.Writer, r model.Report, plots []model.SeriesPlot, opts PageOptions) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := pageTemplate.Execute(bw, buildPage(r, plots, opts)); err != nil {
+	f := &bidiFilter{w: w}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	v := buildPage(r, plots, opts)
+	if err := pageTemplate.Execute(bw, &v); err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.flush()
 }
 
 // pageView is everything the template prints, formatted: the template only lays it out.
@@ -46,7 +55,23 @@ type pageView struct {
 	Input                                  []tile
 	Active, Past                           []anomalyRow
 	PastMore                               int // earlier episodes not listed
-	Series                                 []seriesView
+	Series                                 []seriesView // the index and the cards, without plots
+	plots                                  []*model.SeriesPlot
+	reports                                []model.SeriesReport
+}
+
+// Cards yields each series' card with its plots, drawn just before the template writes it, so
+// that a render holds one card's SVGs at a time rather than the whole page's (several MB at
+// 256 series).
+func (v *pageView) Cards() iter.Seq[seriesView] {
+	return func(yield func(seriesView) bool) {
+		for i, sv := range v.Series {
+			addPlots(&sv, &v.reports[i], v.plots[i])
+			if !yield(sv) {
+				return
+			}
+		}
+	}
 }
 
 // tile is one labelled figure; Class "bad" draws attention to it.
@@ -87,10 +112,12 @@ func buildPage(r model.Report, plots []model.SeriesPlot, opts PageOptions) pageV
 	for i := range plots {
 		byLabels[plots[i].Labels] = &plots[i]
 	}
+	v.reports = r.Series
 	for i := range r.Series {
 		sr := &r.Series[i]
 		anchor := "s" + strconv.Itoa(i+1)
-		sv := buildSeries(sr, byLabels[sr.Labels], anchor)
+		sv := buildSeries(sr, anchor)
+		v.plots = append(v.plots, byLabels[sr.Labels])
 		for _, a := range sr.Anomalies {
 			row := anomalyOverview(a, sr, anchor)
 			if a.End == nil {

@@ -44,7 +44,8 @@ var verdicts = map[string]bool{"healthy": true, "expected": true, "degraded": tr
 
 const noData = "Not enough data yet: no decode samples recorded for this series."
 
-func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) seriesView {
+// buildSeries is a series' card without its plots, which addPlots draws as the card is written.
+func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	kv := svgplot.KVUnit(sr.ContextUnit)
 	v := seriesView{Anchor: anchor, Name: seriesName(sr.Labels), Engine: sr.Labels.Engine,
 		Verdict: "unknown", VerdictText: sr.Verdict, Explanation: sr.Explanation}
@@ -73,6 +74,13 @@ func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) ser
 	}
 	v.AnomalyCount = len(v.Anomalies)
 	v.Anomalies, v.AnomaliesMore = latest(v.Anomalies)
+	return v
+}
+
+// addPlots draws a card's four plots: most of the page's bytes, so they are drawn one card at
+// a time while the page is written (pageView.Cards), never all held at once.
+func addPlots(v *seriesView, sr *model.SeriesReport, p *model.SeriesPlot) {
+	kv := svgplot.KVUnit(sr.ContextUnit)
 	v.Scatter = plotView{Title: "Step time vs context", Empty: noData}
 	v.Commit = plotView{Title: "Commit length over time", Empty: noData}
 	v.TPS = plotView{Title: "Decode throughput over time", Empty: noData}
@@ -83,9 +91,8 @@ func buildSeries(sr *model.SeriesReport, p *model.SeriesPlot, anchor string) ser
 		v.AttrRows = attrRows(sr.Attribution, kv)
 	}
 	if p != nil && len(p.Points) > 0 {
-		plotSeries(&v, p, kv)
+		plotSeries(v, p, kv)
 	}
-	return v
 }
 
 // plotSeries fills the three data plots of a card from the series' recorded points. The plots

@@ -44,17 +44,18 @@ func (s *Server) serveReport(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rep := s.opts.Source.Report()
-	if len(filters) > 0 {
-		kept := rep.Series[:0]
-		for _, se := range rep.Series {
-			if matchAny(filters, se.Labels) {
-				kept = append(kept, se)
+	// The report is read inside the render, which requests with the same query share.
+	s.writeRendered(w, r, "/api/v1/report?"+r.URL.RawQuery, "application/json", "encoding the report", func(b io.Writer) error {
+		rep := s.opts.Source.Report()
+		if len(filters) > 0 {
+			kept := rep.Series[:0]
+			for _, se := range rep.Series {
+				if matchAny(filters, se.Labels) {
+					kept = append(kept, se)
+				}
 			}
+			rep.Series = kept
 		}
-		rep.Series = kept
-	}
-	s.writeRendered(w, "application/json", "encoding the report", func(b io.Writer) error {
 		return report.WriteJSON(b, rep, report.JSONOptions{})
 	})
 }

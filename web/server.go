@@ -43,7 +43,9 @@ type ServerOptions struct {
 	// Metrics is served on /metrics. Required.
 	Metrics *exporter.Metrics
 	// Page renders the status page on /; nil serves a minimal page with links. It is rendered
-	// into memory first, so a failure is a clean 500, not half a page.
+	// into memory first, so a failure is a clean 500, not half a page, on a goroutine of its
+	// own: one render shared by the requests that arrived before it started, paced, at most
+	// MaxRendersInFlight page and report renders at once (render.go).
 	Page func(w io.Writer) error
 	// Ready reports whether ingestion has caught up (/-/ready); nil means
 	// Source.Status().CaughtUp.
@@ -86,6 +88,7 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 	srv     *http.Server
+	renders *renderer
 
 	mu sync.Mutex
 	ln net.Listener
@@ -97,7 +100,7 @@ func NewServer(opts ServerOptions) *Server {
 	if opts.Source == nil || opts.Metrics == nil {
 		panic("web: NewServer needs ServerOptions.Source and ServerOptions.Metrics")
 	}
-	s := &Server{opts: opts, log: opts.Logger}
+	s := &Server{opts: opts, log: opts.Logger, renders: newRenderer(MaxRendersInFlight, MaxRenderBytes)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -109,7 +112,10 @@ func NewServer(opts ServerOptions) *Server {
 		WriteTimeout:      orDefault(opts.WriteTimeout, WriteTimeout),
 		IdleTimeout:       orDefault(opts.IdleTimeout, IdleTimeout),
 		MaxHeaderBytes:    MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" goes to guard like any other request (405), not to net/http's built-in
+		// answer (200 with no Allow), which would contradict the read-only contract.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return s
 }

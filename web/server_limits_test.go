@@ -185,3 +185,16 @@ func TestSlowClientsTimeOut(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsAsterisk: "OPTIONS *" is refused like every other method but GET and HEAD, with
+// the Allow header, rather than answered 200 by net/http's general OPTIONS handler.
+func TestOptionsAsterisk(t *testing.T) {
+	src := exportertest.ThreeSeries()
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+	for _, target := range []string{"*", "/", "/metrics"} {
+		resp, body := raw(t, addr, "OPTIONS "+target+" HTTP/1.1\r\nHost: specwatch\r\nConnection: close\r\n\r\n")
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(body, "read-only") {
+			t.Errorf("OPTIONS %s: %d Allow %q %.80q, want 405 with Allow GET, HEAD", target, resp.StatusCode, resp.Header.Get("Allow"), body)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"html"
@@ -9,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/specwatch/specwatch/report"
 )
 
 // MaxQueryBytes bounds a request's query string: the longest legitimate one is a handful of
@@ -90,27 +90,15 @@ func checkNoBody(w http.ResponseWriter, r *http.Request) (int, string) {
 	return 0, ""
 }
 
-// page renders the status page into memory, then writes it.
-func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+// page renders the status page (writeRendered: into memory, shared by concurrent requests,
+// paced, bounded), then writes it. The page takes no parameters, so every request
+// shares one key.
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	render := s.opts.Page
 	if render == nil {
 		render = s.minimalPage
 	}
-	s.writeRendered(w, "text/html; charset=utf-8", "rendering the status page", render)
-}
-
-// writeRendered renders a response into memory first, so that a failure is a clean 500 (said in
-// the log as what failed) rather than half a body, then writes it uncached.
-func (s *Server) writeRendered(w http.ResponseWriter, contentType, what string, render func(io.Writer) error) {
-	var b bytes.Buffer
-	if err := render(&b); err != nil {
-		s.log.Error(what, "err", err)
-		http.Error(w, what+" failed; see the log", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	s.writeRendered(w, r, "/", "text/html; charset=utf-8", "rendering the status page", render)
 }
 
 // minimalPage lists the endpoints and each series' verdict; it stands in until the plotted
@@ -119,10 +107,10 @@ func (s *Server) minimalPage(w io.Writer) error {
 	rep := s.opts.Source.Report()
 	fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>specwatch</title></head><body>
 <h1>specwatch</h1><p><a href="metrics">metrics</a> · <a href="api/v1/report">report (JSON)</a> · <a href="-/ready">ready</a></p><ul>`)
+	esc := func(s string) string { return html.EscapeString(report.VisibleBidi(s)) } // as the full page does
 	for _, se := range rep.Series {
 		l := se.Labels
-		fmt.Fprintf(w, "<li>%s %s %s %s: %s</li>\n", html.EscapeString(l.Host), html.EscapeString(l.Unit),
-			html.EscapeString(l.Engine), html.EscapeString(l.Rank), html.EscapeString(se.Verdict))
+		fmt.Fprintf(w, "<li>%s %s %s %s: %s</li>\n", esc(l.Host), esc(l.Unit), esc(l.Engine), esc(l.Rank), esc(se.Verdict))
 	}
 	_, err := fmt.Fprint(w, "</ul></body></html>\n")
 	return err

@@ -136,6 +136,11 @@ func TestPage(t *testing.T) {
 	if w.Code != 200 || !strings.Contains(w.Body.String(), "&lt;script&gt;") || strings.Contains(w.Body.String(), "<script>") {
 		t.Errorf("minimal page: %d %s", w.Code, w.Body)
 	}
+	src.Snaps[1].Labels.Unit = "gpu\u202Eecivres.mllv" // shown as gpuvllm.service
+	w = do(t, testServer(t, src, nil).Handler(), "GET", "/", nil)
+	if b := w.Body.String(); strings.ContainsRune(b, '\u202E') || !strings.Contains(b, "gpu[U+202E]ecivres.mllv") {
+		t.Errorf("minimal page: the bidi override is not shown as [U+202E]: %q", b)
+	}
 	fail := func(w io.Writer) error { io.WriteString(w, "half a page"); return errors.New("boom") }
 	w = do(t, testServer(t, src, fail).Handler(), "GET", "/", nil)
 	if w.Code != 500 || strings.Contains(w.Body.String(), "half") {
