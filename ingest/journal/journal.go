@@ -102,8 +102,8 @@ func Open(opts Options) (Source, error) {
 	return src, err
 }
 
-// auto is Auto's choice for dir: Native, unless a journal file there uses a compression it does
-// not decode; then SDJournal when it is available, and Journalctl otherwise.
+// auto is Auto's choice for dir: Native, unless a journal file there has a format it does not
+// know; then SDJournal when it is available, and Journalctl otherwise.
 func auto(dir string) Backend {
 	switch {
 	case native.ReadsAll(dir):

@@ -35,7 +35,16 @@ type jfile struct {
 	n        uint64 // entries in the list read (the file's, or the match's) at the last snapshot
 	first    uint64 // that list's first entry array
 	chain    []jarray
-	next     uint64   // index of the next entry to read
+	next     uint64   // index of the next list item to look at
+	from     uint64   // index after the last entry moved past: a scan starts only below n
+	ended    bool     // the scan found no more entries when n was endedN
+	endedN   uint64
+	lastOff  uint64 // offset of the last entry moved past: the next must be above it
+	bad      int    // entries (or arrays) skipped as damaged, and the last reason
+	badErr   error
+	badSeen  int // bad, as last reported
+	hsize    uint64 // header_size: objects lie after it
+	size     uint64 // the file's size at the last fstat
 	queue    []uint64 // offsets of entries next … next+len-1, read ahead from the array
 	qpos     int
 	safe     uint64      // highest entry offset known linked: objects at or below it are complete
@@ -66,7 +75,7 @@ type jfile struct {
 
 // jarray is one entry-array object of the chain: its offset, the index of its first item and
 // how many items it holds.
-type jarray struct{ off, base, cap uint64 }
+type jarray struct{ off, base, cap, next uint64 }
 
 // jentry is an entry object's fixed part: what orders entries and makes their cursor.
 type jentry struct {
@@ -83,12 +92,17 @@ const (
 	jflagKeyed   = 4
 	jflagZstd    = 8
 	jflagCompact = 16
-	jflagsKnown  = jflagKeyed | jflagZstd | jflagCompact
+	jflagsKnown  = jflagXZ | jflagLZ4 | jflagKeyed | jflagZstd | jflagCompact
+	jflagSealed  = 1 // compatible
 
-	jobjData       = 1
-	jobjEntry      = 3
-	jobjEntryArray = 6
-	jobjHeader     = 16 // type, flags, reserved, size
+	jobjData           = 1
+	jobjField          = 2
+	jobjEntry          = 3
+	jobjDataHashTable  = 4
+	jobjFieldHashTable = 5
+	jobjEntryArray     = 6
+	jobjTag            = 7
+	jobjHeader         = 16 // type, flags, reserved, size
 
 	jobjCompressedXZ   = 1
 	jobjCompressedLZ4  = 2
@@ -99,13 +113,17 @@ const (
 
 var (
 	errJournalUnsupported = errors.New("unsupported journal file feature")
-	// errBadEntry: the entry's own object is unreadable; the entries after it still are.
-	errBadEntry = errors.New("unreadable entry")
+	// errBadFile: the file must not be read on (its entry arrays are out of order).
+	errBadFile = errors.New("damaged journal file")
+	// errRefused: the header fails libsystemd's checks, which then skips the whole file.
+	errRefused = errors.New("refused")
 )
 
-// openJFile opens path and reads its header. Files using a compression this reader does not
-// decode (XZ, LZ4: systemd's default has been zstd since 249) are refused with
-// errJournalUnsupported, so the caller can use libsystemd instead.
+// openJFile opens path and reads its header. A file with incompatible flags this reader does
+// not know is refused with errJournalUnsupported; a header libsystemd would refuse
+// (journal_file_verify_header) with errRefused. One check is left out: a file shorter than
+// its header says (truncated by a full disk or a crash while copying), which libsystemd skips
+// whole, is read up to where it ends (docs/journal.md).
 func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,8 +153,37 @@ func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	}
 	copy(j.seqID[:], h[72:88])
 	copy(j.fileID[:], h[24:40])
+	j.size = uint64(st.Size)
+	if err := j.verifyHeader(h[:]); err != nil {
+		f.Close()
+		return nil, err
+	}
 	j.snap(h[:])
 	return j, nil
+}
+
+// verifyHeader applies libsystemd's checks of a header (but for the file's size).
+func (j *jfile) verifyHeader(h []byte) error {
+	le := binary.LittleEndian
+	j.hsize = le.Uint64(h[88:])
+	arena := le.Uint64(h[96:])
+	why := ""
+	switch {
+	case h[16] >= 3:
+		why = fmt.Sprintf("state %d", h[16])
+	case j.hsize < jheaderRead:
+		why = fmt.Sprintf("header size %d", j.hsize)
+	case le.Uint32(h[8:])&jflagSealed != 0 && j.hsize < 240:
+		why = "sealed, with a short header"
+	case arena > ^uint64(0)-j.hsize || le.Uint64(h[136:]) > j.hsize+arena:
+		why = "tail object past the arena"
+	case (le.Uint64(h[104:])|le.Uint64(h[120:])|le.Uint64(h[136:])|le.Uint64(h[176:]))%8 != 0:
+		why = "misaligned offsets"
+	}
+	if why != "" {
+		return fmt.Errorf("journal file %s: header %w (%s)", j.path, errRefused, why)
+	}
+	return nil
 }
 
 // close releases the file.
@@ -186,7 +233,7 @@ func (j *jfile) entryItem() int {
 }
 
 // pending reports whether the snapshot holds entries not read yet.
-func (j *jfile) pending() bool { return j.next < j.n }
+func (j *jfile) pending() bool { return j.from < j.n && !(j.ended && j.endedN == j.n) }
 
 // pread reads at off. Following, it is a raw system call: a normal one tells the scheduler it
 // may block, and the scheduler's monitor thread then stays awake polling for 20 µs-10 ms

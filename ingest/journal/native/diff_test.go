@@ -1,0 +1,277 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal/backend"
+	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
+	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
+)
+
+// The differential harness: every journal it is given is read to its end by this backend and
+// by libsystemd (the sdjournal backend, the reference) and compared entry by entry: cursor,
+// realtime stamp and the fields read (MESSAGE, _SYSTEMD_UNIT or else SYSLOG_IDENTIFIER,
+// _HOSTNAME). The journals: systemd's own test journals (diff_systemd_test.go), files written
+// by systemd-journal-remote in every mode (diff_remote_test.go), and damaged copies of small
+// ones (diff_damage_test.go).
+
+// diffCase is one journal: a directory as libsystemd opens it with sd_journal_open_directory.
+type diffCase struct {
+	name string
+	dir  string
+	// intact, for a damaged copy, is what the file held before the damage. Where libsystemd
+	// returns nothing (it refuses a truncated file whole), the native reader may return the
+	// readable head, but only entries of the intact file, in its order: it never misreads.
+	intact []journaltest.Owned
+}
+
+// readAllEntries reads src to its end; the error is the one that ended it, nil at io.EOF.
+func readAllEntries(src journaltest.Source, limit int) ([]journaltest.Owned, error) {
+	var got []journaltest.Owned
+	var e ingest.Entry
+	for len(got) <= limit {
+		ok, err := src.Next(&e, 0)
+		if errors.Is(err, io.EOF) {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		if !ok {
+			return got, errors.New("Next returned nothing before the end")
+		}
+		got = append(got, journaltest.Own(&e))
+	}
+	return got, fmt.Errorf("more than %d entries", limit)
+}
+
+// diffRead is one backend's reading of a case.
+type diffRead struct {
+	Entries []journaltest.Owned
+	Stats   backend.Stats
+	Warns   []string
+	err     error
+}
+
+func readWith(b string, c diffCase) diffRead {
+	var r diffRead
+	o := backend.Options{Dir: c.dir, NoFollow: true, Head: true, Warn: func(m string) { r.Warns = append(r.Warns, m) }}
+	var src journaltest.Source
+	var err error
+	if b == sdjournal.Name {
+		src, err = nonNilSource(sdjournal.Open(o, sdjournal.Options{}))
+	} else {
+		src, err = nonNilSource(Open(o))
+	}
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.Entries, r.err = readAllEntries(src, 1<<20)
+	r.Stats = src.Stats()
+	src.Close()
+	return r
+}
+
+func nonNilSource[S journaltest.Source](s S, err error) (journaltest.Source, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// diffJournal reads c with both backends and returns "" when they agree, else what differs.
+// When the sdjournal backend gives up on the journal (it reopens after an error and, reading to
+// the end, stops there), journalctl's reading is the reference: libsystemd's too, printing
+// every entry up to the error.
+func diffJournal(ref *refReader, c diffCase) (string, diffRead, diffRead) {
+	sd, nat := ref.read(c.dir), readWith(Name, c)
+	if errors.Is(sd.err, errRefCrashed) {
+		return "", nat, sd
+	}
+	if sd.err != nil {
+		jc := journalctlRead(c.dir)
+		jc.Warns = append(jc.Warns, "sdjournal: "+sd.err.Error())
+		sd = jc
+		sd.err = nil
+	}
+	return compareReads(c, nat, sd), nat, sd
+}
+
+// journalctlRead reads dir with journalctl -o export, up to where it stops.
+func journalctlRead(dir string) diffRead {
+	var r diffRead
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "journalctl", "-D", dir, "-o", "export", "--no-pager").Output()
+	if err != nil {
+		r.Warns = append(r.Warns, "journalctl: "+err.Error())
+	}
+	rd := ingest.NewReader(bytes.NewReader(out), ingest.ReaderOptions{})
+	var e ingest.Entry
+	for {
+		err := rd.Next(&e)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.Warns = append(r.Warns, "decoding journalctl's output: "+err.Error())
+			}
+			return r
+		}
+		r.Entries = append(r.Entries, journaltest.Own(&e))
+	}
+}
+
+func compareReads(c diffCase, nat, sd diffRead) string {
+	if nat.err != nil && sd.err == nil {
+		return fmt.Sprintf("native failed where libsystemd read %d entries: %v", len(sd.Entries), nat.err)
+	}
+	if len(sd.Entries) == 0 && len(nat.Entries) > 0 && c.intact != nil {
+		// the readable head of a file libsystemd refuses: only the intact file's entries
+		k := 0
+		for _, e := range nat.Entries {
+			for k < len(c.intact) && c.intact[k] != e {
+				k++
+			}
+			if k == len(c.intact) {
+				return fmt.Sprintf("native returned %s, not an entry of the intact file (in order)", short(e))
+			}
+			k++
+		}
+		return ""
+	}
+	n := min(len(nat.Entries), len(sd.Entries))
+	for i := range n {
+		if !sameEntry(nat.Entries[i], sd.Entries[i]) {
+			return fmt.Sprintf("entry %d of %d/%d differs:\n  native    %s\n  sdjournal %s", i, len(nat.Entries), len(sd.Entries), short(nat.Entries[i]), short(sd.Entries[i]))
+		}
+	}
+	if len(nat.Entries) != len(sd.Entries) {
+		var extra journaltest.Owned
+		if len(nat.Entries) > n {
+			extra = nat.Entries[n]
+		} else {
+			extra = sd.Entries[n]
+		}
+		return fmt.Sprintf("native read %d entries, libsystemd %d; the first not in both: %s", len(nat.Entries), len(sd.Entries), short(extra))
+	}
+	return ""
+}
+
+// sameEntry compares two entries; the cursor only where libsystemd gave one (reading to the
+// end, the sdjournal backend formats only some: ingest.Entry.Cursor may be empty then).
+func sameEntry(nat, sd journaltest.Owned) bool {
+	if sd.Cursor == "" {
+		nat.Cursor = ""
+	}
+	return nat == sd
+}
+
+// runDiff compares every case and fails the test once per disagreeing journal; it logs how
+// many were compared.
+func runDiff(t *testing.T, set string, cases []diffCase) {
+	t.Helper()
+	requireSD(t)
+	start := time.Now()
+	ref := newRefReader()
+	defer ref.Close()
+	bad, entries, crashed := 0, 0, 0
+	for _, c := range cases {
+		d, nat, sd := diffJournal(ref, c)
+		if errors.Is(sd.err, errRefCrashed) {
+			crashed++
+			t.Logf("%s: %s: no reference: %v; native read %d entries", set, c.name, sd.err, len(nat.Entries))
+		}
+		entries += len(sd.Entries)
+		if d == "" {
+			d = silentSkip(c, nat)
+		}
+		if d != "" {
+			bad++
+			t.Errorf("%s: %s: %s (native stats %+v; warnings %q)", set, c.name, d, nat.Stats, firstN(nat.Warns, 3))
+		}
+	}
+	t.Logf("%s: %d journals compared (%d entries from libsystemd; %d it aborted on), %d disagree, in %v", set, len(cases), entries, crashed, bad, time.Since(start).Round(time.Millisecond))
+}
+
+// silentSkip: a journal file holding entries that the native reader returns none of, without
+// a word, is skipped silently.
+func silentSkip(c diffCase, nat diffRead) string {
+	if len(nat.Entries) > 0 || len(nat.Warns) > 0 || nat.err != nil {
+		return ""
+	}
+	for _, p := range backend.JournalFiles(c.dir) {
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 && headerEntries(p) > 0 {
+			return fmt.Sprintf("native returned nothing from %s, which says it holds %d entries, and said nothing", filepath.Base(p), headerEntries(p))
+		}
+	}
+	return ""
+}
+
+// headerEntries is n_entries of the journal file at p, 0 when unreadable.
+func headerEntries(p string) uint64 {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var h [160]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:8]) != backend.JournalSignature {
+		return 0
+	}
+	return uint64(h[152]) | uint64(h[153])<<8 | uint64(h[154])<<16 | uint64(h[155])<<24 |
+		uint64(h[156])<<32 | uint64(h[157])<<40 | uint64(h[158])<<48 | uint64(h[159])<<56
+}
+
+// short formats an entry for a failure message, every field cut to 80 bytes.
+func short(o journaltest.Owned) string {
+	return fmt.Sprintf("{t=%d host=%.80q unit=%.80q msg=%.80q cursor=%q}", o.Time, o.Host, o.Unit, o.Message, o.Cursor)
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("… %d more", len(s)-n))
+	}
+	return s
+}
+
+// oneFileDir puts the journal file data in a directory of its own, as name (which must end
+// in .journal or .journal~), aged so that the file checker judges it at once.
+func oneFileDir(t testing.TB, root, name string, data []byte) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(root, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAged(t, filepath.Join(dir, name), data)
+	return dir
+}
+
+func writeAged(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// journalName is a name libsystemd opens: base with .journal added unless it has it.
+func journalName(base string) string {
+	if strings.HasSuffix(base, ".journal") || strings.HasSuffix(base, ".journal~") {
+		return base
+	}
+	return "x.journal"
+}
