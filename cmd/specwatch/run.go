@@ -71,7 +71,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	return d.serve(ctx, func(ctx context.Context) error {
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a C thread).
 		src, err := journal.Open(journal.Options{
-			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
+			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Start: journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
 			SDJournal: sdjournal.Options{TrimAfter: trimAfter(cfg.Journal.TrimMiB)},
 			Warn:      func(msg string) { log.Warn().Msg(msg) },

@@ -35,16 +35,16 @@ type jfile struct {
 	n        uint64 // entries in the list read (the file's, or the match's) at the last snapshot
 	first    uint64 // that list's first entry array
 	chain    []jarray
-	next     uint64   // index of the next list item to look at
-	from     uint64   // index after the last entry moved past: a scan starts only below n
-	ended    bool     // the scan found no more entries when n was endedN
+	next     uint64 // index of the next list item to look at
+	from     uint64 // index after the last entry moved past: a scan starts only below n
+	ended    bool   // the scan found no more entries when n was endedN
 	endedN   uint64
 	lastOff  uint64 // offset of the last entry moved past: the next must be above it
 	bad      int    // entries (or arrays) skipped as damaged, and the last reason
 	badErr   error
-	badSeen  int // bad, as last reported
-	hsize    uint64 // header_size: objects lie after it
-	size     uint64 // the file's size at the last fstat
+	badSeen  int      // bad, as last reported
+	hsize    uint64   // header_size: objects lie after it
+	size     uint64   // the file's size at the last fstat
 	queue    []uint64 // offsets of entries next … next+len-1, read ahead from the array
 	qpos     int
 	safe     uint64      // highest entry offset known linked: objects at or below it are complete

@@ -24,7 +24,7 @@ func (s *Source) scan() {
 	var files []file
 	for _, d := range s.dirs {
 		s.watch.addDir(d)
-		for _, p := range backend.JournalFiles(d) {
+		for _, p := range backend.JournalFilesIn(d, s.o.Namespace) {
 			f := file{path: p}
 			if syscall.Stat(p, &f.st) != nil {
 				continue
@@ -262,9 +262,9 @@ func (j *jfile) test(i uint64, after func(*jentry) bool) (ok, bad bool) {
 // ReadsAll says whether this backend decodes every journal file in dir ("" the local journal)
 // now: what journal's auto choice asks. A file it cannot open at all is no reason to choose
 // another backend (they skip it too).
-func ReadsAll(dir string) bool {
-	for _, d := range backend.NewFileChecker(dir).Dirs {
-		for _, p := range backend.JournalFiles(d) {
+func ReadsAll(dir, ns string) bool {
+	for _, d := range backend.NewNamespaceChecker(dir, ns).Dirs {
+		for _, p := range backend.JournalFilesIn(d, ns) {
 			j, err := openJFile(p, newBlockCache(1, jblockSize), false)
 			if errors.Is(err, errJournalUnsupported) {
 				return false

@@ -80,7 +80,7 @@ const (
 // Open opens the journal files o names and positions them; the first Next returns the first
 // entry after that position.
 func Open(o backend.Options) (*Source, error) {
-	s := &Source{o: o, check: backend.NewFileChecker(o.Dir), skip: map[string]uint64{}, bound: map[[16]byte]uint64{},
+	s := &Source{o: o, check: backend.NewNamespaceChecker(o.Dir, o.Namespace), skip: map[string]uint64{}, bound: map[[16]byte]uint64{},
 		other: map[uint64]struct{}{}}
 	s.stats.Backend = Name
 	if o.NoFollow {
