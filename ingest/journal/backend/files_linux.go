@@ -20,9 +20,9 @@ import (
 // libsystemd while reading and handled there.
 type FileChecker struct {
 	Dirs      []string
-	Namespace string // which <machine-id>.<namespace> subdirectories count (JournalFilesIn)
-	decided  map[string]uint64 // path → inode already judged (good, or bad and reported)
-	lastScan time.Time
+	Namespace string            // which <machine-id>.<namespace> subdirectories count (JournalFilesIn)
+	decided   map[string]uint64 // path → inode already judged (good, or bad and reported)
+	lastScan  time.Time
 }
 
 // JournalYoung is how long a file that does not read as a journal file yet may still be in the
