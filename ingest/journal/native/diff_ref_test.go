@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
 )
@@ -69,8 +71,15 @@ func (r *refReader) start() error {
 	return nil
 }
 
-// read reads dir with libsystemd in the child.
-func (r *refReader) read(dir string) diffRead {
+// refRequest is what the child is asked to read: a diffCase's reading options.
+type refRequest struct {
+	Dir   string
+	Since time.Time
+	Units []string
+}
+
+// read reads c with libsystemd in the child.
+func (r *refReader) read(c diffCase) diffRead {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cmd == nil {
@@ -79,7 +88,8 @@ func (r *refReader) read(dir string) diffRead {
 		}
 	}
 	var res refResult
-	_, err := fmt.Fprintln(r.in, dir)
+	req, _ := json.Marshal(refRequest{Dir: c.dir, Since: c.Since, Units: c.Units})
+	_, err := fmt.Fprintf(r.in, "%s\n", req)
 	if err == nil {
 		err = r.out.Decode(&res)
 	}
@@ -123,7 +133,11 @@ func TestDiffReferenceChild(t *testing.T) {
 	enc := gob.NewEncoder(w)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		r := readWith(sdjournal.Name, diffCase{dir: sc.Text()})
+		var q refRequest
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			os.Exit(2)
+		}
+		r := readWith(sdjournal.Name, diffCase{dir: q.Dir, Since: q.Since, Units: q.Units})
 		res := refResult{Read: r}
 		if r.err != nil {
 			res.Err = r.err.Error()

@@ -180,10 +180,29 @@ func (j *jfile) verifyHeader(h []byte) error {
 	case (le.Uint64(h[104:])|le.Uint64(h[120:])|le.Uint64(h[136:])|le.Uint64(h[176:]))%8 != 0:
 		why = "misaligned offsets"
 	}
+	if why == "" && j.hsize+arena > j.size && !j.cut(le.Uint64(h[136:])) {
+		why = fmt.Sprintf("it says %d bytes, the file has %d, and holds its last object", j.hsize+arena, j.size)
+	}
 	if why != "" {
 		return fmt.Errorf("journal file %s: header %w (%s)", j.path, errRefused, why)
 	}
 	return nil
+}
+
+// cut says whether the file ends before its tail object does: it lost its end (a full disk, a
+// crash while copying), and its head is read (libsystemd skips the whole file). A file that
+// holds its tail object but whose header claims more is damaged there, and refused as
+// libsystemd refuses it.
+func (j *jfile) cut(tail uint64) bool {
+	var b [jobjHeader]byte
+	if tail+jobjHeader > j.size {
+		return true
+	}
+	if n, err := j.pread(b[:], int64(tail)); err != nil || n < len(b) {
+		return true
+	}
+	size := binary.LittleEndian.Uint64(b[8:])
+	return size > j.size-tail
 }
 
 // close releases the file.
