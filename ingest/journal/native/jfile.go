@@ -26,42 +26,47 @@ import (
 // one thread). Cached blocks remember how far that held when they were read (blockCache).
 // ingest.Entry-array items are filled in place later, so they are always read afresh.
 type jfile struct {
-	path     string
-	f        *os.File
-	fd       int
-	ino      uint64
-	flags    uint32 // incompatible_flags
-	seqID    [16]byte
-	n        uint64 // entries in the list read (the file's, or the match's) at the last snapshot
-	first    uint64 // that list's first entry array
-	chain    []jarray
-	next     uint64 // index of the next list item to look at
-	from     uint64 // index after the last entry moved past: a scan starts only below n
-	ended    bool   // the scan found no more entries when n was endedN
-	endedN   uint64
-	lastOff  uint64 // offset of the last entry moved past: the next must be above it
-	bad      int    // entries (or arrays) skipped as damaged, and the last reason
-	badErr   error
-	badSeen  int      // bad, as last reported
-	hsize    uint64   // header_size: objects lie after it
-	size     uint64   // the file's size at the last fstat
-	queue    []uint64 // offsets of entries next … next+len-1, read ahead from the array
-	qpos     int
-	safe     uint64      // highest entry offset known linked: objects at or below it are complete
-	cache    *blockCache // shared by the source's files
-	id       uint64      // this file's key in the cache, unique for the cache's life
-	head     jentry      // the next entry's header, when peeked
-	peeked   bool
-	tailBoot [16]byte // tail_entry_boot_id and tail_entry_monotonic at the last snapshot
-	tailMono uint64
-	retired  bool   // journald no longer writes it
-	final    bool   // retired, and the header was read after that: n is final
-	broken   bool   // its entry arrays are damaged: no more reading
-	wd       int32  // inotify watch, -1 none
-	raw      bool   // pread without entering the scheduler (see pread)
-	buf      []byte // scratch for objects read around the cache
-	zout     []byte // decompressed payloads
-	zcount   int    // payloads decompressed, for tests
+	path    string
+	f       *os.File
+	fd      int
+	ino     uint64
+	flags   uint32 // incompatible_flags
+	seqID   [16]byte
+	n       uint64 // entries in the list read (the file's, or the match's) at the last snapshot
+	first   uint64 // that list's first entry array
+	chain   []jarray
+	next    uint64 // index of the next list item to look at
+	from    uint64 // index after the last entry moved past: a scan starts only below n
+	ended   bool   // the scan found no more entries when n was endedN
+	endedN  uint64
+	lastOff uint64 // offset of the last entry moved past: the next must be above it
+	bad     int    // entries (or arrays) skipped as damaged, and the last reason
+	badErr  error
+	badSeen int // bad, as last reported
+	// the order of the list's items (jfile_order.go): checked up to sortedTo, the last one
+	// sortedLast; unsorted once one is not above the one before
+	sortedTo, sortedLast uint64
+	unsorted             bool
+	repositioned         bool     // the next index after lastOff is found
+	hsize                uint64   // header_size: objects lie after it
+	size                 uint64   // the file's size at the last fstat
+	queue                []uint64 // offsets of entries next … next+len-1, read ahead from the array
+	qpos                 int
+	safe                 uint64      // highest entry offset known linked: objects at or below it are complete
+	cache                *blockCache // shared by the source's files
+	id                   uint64      // this file's key in the cache, unique for the cache's life
+	head                 jentry      // the next entry's header, when peeked
+	peeked               bool
+	tailBoot             [16]byte // tail_entry_boot_id and tail_entry_monotonic at the last snapshot
+	tailMono             uint64
+	retired              bool   // journald no longer writes it
+	final                bool   // retired, and the header was read after that: n is final
+	broken               bool   // its entry arrays are damaged: no more reading
+	wd                   int32  // inotify watch, -1 none
+	raw                  bool   // pread without entering the scheduler (see pread)
+	buf                  []byte // scratch for objects read around the cache
+	zout                 []byte // decompressed payloads
+	zcount               int    // payloads decompressed, for tests
 	// the one match read through its data object's entry list (jfile_match.go); nil: every entry
 	match     []byte
 	matchData uint64 // the match's data object, 0 until found

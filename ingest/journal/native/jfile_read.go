@@ -131,6 +131,14 @@ func (j *jfile) peek() error {
 		return nil
 	}
 	for {
+		if j.match == nil && j.lastOff != 0 && !j.repositioned && j.pending() {
+			j.checkSorted()
+			if j.unsorted && !j.reposition() {
+				j.ended, j.endedN = true, j.n
+				return errEnd
+			}
+			j.repositioned = true
+		}
 		if !j.pending() {
 			return errEnd
 		}
@@ -193,6 +201,7 @@ func (j *jfile) advance() {
 	j.qpos++
 	j.next++
 	j.from = j.next
+	j.repositioned = false
 }
 
 // seekIndex positions the file at entry index i (no read yet).
