@@ -24,6 +24,9 @@ var errEnd = errors.New("end of the entry list")
 func (j *jfile) arrayFor(i uint64) (jarray, error) {
 	if len(j.chain) == 0 {
 		if j.first == 0 {
+			if j.match == nil && j.n > 0 {
+				return jarray{}, j.badf("%d entries but no entry array", j.n)
+			}
 			return jarray{}, errEnd
 		}
 		a, err := j.readArray(j.first, 0)
@@ -160,9 +163,6 @@ func (j *jfile) peek() error {
 			j.ended, j.endedN = true, j.n // not linked yet
 			return errEnd
 		}
-		if off != 0 && off <= j.lastOff {
-			return fmt.Errorf("journal file %s: %w: entry %d at %d is not after the previous one at %d", j.path, errBadFile, j.next, off, j.lastOff)
-		}
 		j.safe = max(j.safe, off) // linked, so complete, and everything before it
 		o, err := j.object(off, jobjEntry)
 		if off == 0 {
@@ -175,6 +175,9 @@ func (j *jfile) peek() error {
 			j.qpos++
 			j.next++
 			continue
+		}
+		if off <= j.lastOff {
+			return fmt.Errorf("journal file %s: %w: entry %d at %d is not after the previous one at %d", j.path, errBadFile, j.next, off, j.lastOff)
 		}
 		h := &j.head
 		h.off = off
@@ -226,13 +229,11 @@ func (j *jfile) items(dst []uint64) ([]uint64, error) {
 	return dst, nil
 }
 
-// payload returns the data object's "FIELD=value" bytes (payloadAt); an object after the
-// entry that links it is damage.
+// payload returns the data object's "FIELD=value" bytes (payloadAt). An object after the
+// entry that links it (damage: journald writes it before) is read around the block cache,
+// whose blocks past the safe offset may predate it.
 func (j *jfile) payload(off uint64) ([]byte, error) {
-	if off > j.safe {
-		return nil, j.badf("data object at %d is after its entry", off)
-	}
-	return j.payloadAt(off, false)
+	return j.payloadAt(off, off > j.safe)
 }
 
 // readAt returns n bytes at off: from the block cache when they lie in one block (and fresh is
