@@ -73,9 +73,10 @@ func (r *refReader) start() error {
 
 // refRequest is what the child is asked to read: a diffCase's reading options.
 type refRequest struct {
-	Dir   string
-	Since time.Time
-	Units []string
+	Dir        string
+	Since      time.Time
+	Units      []string
+	RecoverFor time.Duration
 }
 
 // read reads c with libsystemd in the child.
@@ -88,7 +89,7 @@ func (r *refReader) read(c diffCase) diffRead {
 		}
 	}
 	var res refResult
-	req, _ := json.Marshal(refRequest{Dir: c.dir, Since: c.Since, Units: c.Units})
+	req, _ := json.Marshal(refRequest{Dir: c.dir, Since: c.Since, Units: c.Units, RecoverFor: c.recoverFor})
 	_, err := fmt.Fprintf(r.in, "%s\n", req)
 	if err == nil {
 		err = r.out.Decode(&res)
@@ -137,7 +138,7 @@ func TestDiffReferenceChild(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			os.Exit(2)
 		}
-		r := readWith(sdjournal.Name, diffCase{dir: q.Dir, Since: q.Since, Units: q.Units})
+		r := readWith(sdjournal.Name, diffCase{dir: q.Dir, Since: q.Since, Units: q.Units, recoverFor: q.RecoverFor})
 		res := refResult{Read: r}
 		if r.err != nil {
 			res.Err = r.err.Error()

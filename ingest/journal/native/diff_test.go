@@ -42,15 +42,19 @@ type diffCase struct {
 	// want, when set, is how many entries libsystemd must return, the last with a message
 	// of wantLen bytes: the journal holds what the test meant it to.
 	want, wantLen int
+	// recoverFor is how long the sdjournal backend may take to recover from an error
+	// (readAllEntries); the harness waits defaultRecover.
+	recoverFor time.Duration
 }
+
+const defaultRecover = 700 * time.Millisecond
 
 // readAllEntries reads src to its end; the error is the one that ended it, nil at io.EOF.
 // Reading to the end, Next returns nothing only while the source recovers from an error (the
 // sdjournal backend reopens after a backoff, then skips an entry that fails twice): that is
 // waited for, up to recoverFor each time (its first retry comes after 100 ms, the next after
-// 200: a source still recovering after that is giving up).
-func readAllEntries(src journaltest.Source, limit int) ([]journaltest.Owned, error) {
-	const recoverFor = 700 * time.Millisecond
+// 200: a source still recovering after 700 ms is giving up); 0 waits not at all.
+func readAllEntries(src journaltest.Source, limit int, recoverFor time.Duration) ([]journaltest.Owned, error) {
 	var got []journaltest.Owned
 	var e ingest.Entry
 	var deadline time.Time
@@ -103,7 +107,7 @@ func readWith(b string, c diffCase) diffRead {
 		r.err = err
 		return r
 	}
-	r.Entries, r.err = readAllEntries(src, 1<<20)
+	r.Entries, r.err = readAllEntries(src, 1<<20, c.recoverFor)
 	r.Stats = src.Stats()
 	src.Close()
 	return r
@@ -121,6 +125,9 @@ func nonNilSource[S journaltest.Source](s S, err error) (journaltest.Source, err
 // the end, stops there), journalctl's reading is the reference: libsystemd's too, printing
 // every entry up to the error.
 func diffJournal(ref *refReader, c diffCase) (string, diffRead, diffRead) {
+	if c.recoverFor == 0 {
+		c.recoverFor = defaultRecover
+	}
 	sd, nat := ref.read(c), readWith(Name, c)
 	if errors.Is(sd.err, errRefCrashed) {
 		return "", nat, sd

@@ -48,6 +48,7 @@ type jfile struct {
 	sortedTo, sortedLast uint64
 	unsorted             bool
 	repositioned         bool     // the next index after lastOff is found
+	strict               bool     // a match's list: the next item must be readable (peek)
 	hsize                uint64   // header_size: objects lie after it
 	size                 uint64   // the file's size at the last fstat
 	queue                []uint64 // offsets of entries next … next+len-1, read ahead from the array

@@ -134,7 +134,7 @@ func (j *jfile) peek() error {
 		return nil
 	}
 	for {
-		if j.match == nil && j.lastOff != 0 && !j.repositioned && j.pending() {
+		if j.lastOff != 0 && !j.repositioned && j.pending() {
 			j.checkSorted()
 			if j.unsorted && !j.reposition() {
 				j.ended, j.endedN = true, j.n
@@ -142,7 +142,8 @@ func (j *jfile) peek() error {
 			}
 			j.repositioned = true
 		}
-		if !j.pending() {
+		if !j.pending() || j.match != nil && j.lastOff != 0 && j.next >= j.n {
+			j.ended, j.endedN = true, j.n
 			return errEnd
 		}
 		if j.qpos >= len(j.queue) {
@@ -168,6 +169,11 @@ func (j *jfile) peek() error {
 		if off == 0 {
 			err = errUninit
 		}
+		if err != nil && j.match != nil && (j.lastOff != 0 || j.strict) {
+			// libsystemd finds a match's next entry by offset and moves to it: a bad one is an
+			// error there, and the file is dropped
+			return fmt.Errorf("journal file %s: %w: entry %d of the match's list: %w", j.path, errBadFile, j.next, err)
+		}
 		if err != nil {
 			if !errors.Is(err, errUninit) {
 				j.noteBad(err)
@@ -175,6 +181,15 @@ func (j *jfile) peek() error {
 			j.qpos++
 			j.next++
 			continue
+		}
+		if j.match != nil && j.lastOff == 0 && !j.strict {
+			// the head of a match's list: the first readable entry, then the first item at or
+			// after it by offset (next_for_match), which a list out of order may place elsewhere
+			j.checkSorted()
+			if i, ok := j.matchBisect(off); j.unsorted && ok && i != j.next {
+				j.next, j.from, j.queue, j.qpos, j.strict = i, i, j.queue[:0], 0, true
+				continue
+			}
 		}
 		if off <= j.lastOff {
 			return fmt.Errorf("journal file %s: %w: entry %d at %d is not after the previous one at %d", j.path, errBadFile, j.next, off, j.lastOff)
@@ -209,7 +224,7 @@ func (j *jfile) advance() {
 
 // seekIndex positions the file at entry index i (no read yet).
 func (j *jfile) seekIndex(i uint64) {
-	j.next, j.from, j.queue, j.qpos, j.peeked, j.ended, j.lastOff = i, i, j.queue[:0], 0, false, false, 0
+	j.next, j.from, j.queue, j.qpos, j.peeked, j.ended, j.lastOff, j.strict = i, i, j.queue[:0], 0, false, false, 0, false
 }
 
 // items returns the data-object offsets of the peeked entry, into dst.
