@@ -64,7 +64,7 @@ func (s *Source) lastCursor() (string, error) {
 		return "", fmt.Errorf("ingest: %s: finding the tail with %s: %w: %s", s.o.Name(), s.path, err, strings.TrimSpace(stderr.String()))
 	}
 	var e ingest.Entry
-	if ingest.NewReader(bytes.NewReader(out), ingest.ReaderOptions{Shape: ingest.Export}).Next(&e) != nil {
+	if ingest.NewReader(bytes.NewReader(out), ingest.ReaderOptions{Shape: ingest.Export, MaxLineBytes: ctlFieldMax}).Next(&e) != nil {
 		return "", nil
 	}
 	return string(e.Cursor), nil
