@@ -146,6 +146,11 @@ func checkOracle(t *testing.T, ref *refReader, c diffCase, got, intact []journal
 		return // libsystemd aborted: no reference
 	}
 	allowed, asked := sd.Entries, false
+	if len(sd.Entries) == 0 && claimsMore(c.dir) {
+		// libsystemd skips a file shorter than its header says whole; the native reader reads
+		// what it holds (docs/journal.md), which must be the intact file's entries
+		allowed = append(allowed, intact...)
+	}
 	ask := func() { // journalctl: every cursor, and where the sdjournal backend gives up
 		jc := journalctlRead(c)
 		allowed, asked = append(allowed, jc.Entries...), true
@@ -169,6 +174,21 @@ func checkOracle(t *testing.T, ref *refReader, c diffCase, got, intact []journal
 func oneOf(e journaltest.Owned, set []journaltest.Owned) bool {
 	for _, a := range set {
 		if sameEntry(e, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// claimsMore says whether the journal file in dir is shorter than its header says.
+func claimsMore(dir string) bool {
+	for _, p := range backend.JournalFiles(dir) {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 104 {
+			continue
+		}
+		h, a := binary.LittleEndian.Uint64(b[88:]), binary.LittleEndian.Uint64(b[96:])
+		if a > ^uint64(0)-h || h+a > uint64(len(b)) {
 			return true
 		}
 	}

@@ -186,7 +186,7 @@ func (j *jfile) verifyHeader(h []byte) error {
 	case (le.Uint64(h[104:])|le.Uint64(h[120:])|le.Uint64(h[136:])|le.Uint64(h[176:]))%8 != 0:
 		why = "misaligned offsets"
 	}
-	if why == "" && j.hsize+arena > j.size && !j.cut(le.Uint64(h[136:])) {
+	if why == "" && j.hsize+arena > j.size && !j.cut(j.hsize+arena, le.Uint64(h[136:])) {
 		why = fmt.Sprintf("it says %d bytes, the file has %d, and holds its last object", j.hsize+arena, j.size)
 	}
 	if why != "" {
@@ -197,9 +197,12 @@ func (j *jfile) verifyHeader(h []byte) error {
 
 // cut says whether the file ends before its tail object does: it lost its end (a full disk, a
 // crash while copying), and its head is read (libsystemd skips the whole file). A file that
-// holds its tail object but whose header claims more is damaged there, and refused as
-// libsystemd refuses it.
-func (j *jfile) cut(tail uint64) bool {
+// holds its tail object, or whose header claims a size journald never writes (over 4 GiB in
+// compact mode, over 1 TiB otherwise), is damaged there, and refused as libsystemd refuses it.
+func (j *jfile) cut(claimed, tail uint64) bool {
+	if claimed > 1<<40 || j.compact() && claimed > 1<<32 || tail >= claimed {
+		return false
+	}
 	var b [jobjHeader]byte
 	if tail+jobjHeader > j.size {
 		return true
