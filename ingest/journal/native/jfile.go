@@ -123,6 +123,8 @@ var (
 	errBadFile = errors.New("damaged journal file")
 	// errRefused: the header fails libsystemd's checks, which then skips the whole file.
 	errRefused = errors.New("refused")
+	// errCutHeader: refused, the file being shorter than a header claiming an impossible size.
+	errCutHeader = errors.New("refused")
 )
 
 // openJFile opens path and reads its header. A file with incompatible flags this reader does
@@ -187,7 +189,8 @@ func (j *jfile) verifyHeader(h []byte) error {
 		why = "misaligned offsets"
 	}
 	if why == "" && j.hsize+arena > j.size && !j.cut(j.hsize+arena, le.Uint64(h[136:])) {
-		why = fmt.Sprintf("it says %d bytes, the file has %d, and holds its last object", j.hsize+arena, j.size)
+		// the file checker reports it (backend.CheckJournalFile)
+		return fmt.Errorf("journal file %s: header %w (it says %d bytes, the file has %d)", j.path, errCutHeader, j.hsize+arena, j.size)
 	}
 	if why != "" {
 		return fmt.Errorf("journal file %s: header %w (%s)", j.path, errRefused, why)
@@ -195,23 +198,13 @@ func (j *jfile) verifyHeader(h []byte) error {
 	return nil
 }
 
-// cut says whether the file ends before its tail object does: it lost its end (a full disk, a
-// crash while copying), and its head is read (libsystemd skips the whole file). A file that
-// holds its tail object, or whose header claims a size journald never writes (over 4 GiB in
-// compact mode, over 1 TiB otherwise), is damaged there, and refused as libsystemd refuses it.
+// cut says whether a file shorter than its header says lost its end (a full disk, a crash
+// while copying): its head is then read (libsystemd skips the whole file), every object
+// checked to lie inside the file. A header that claims a size journald never writes (over
+// 4 GiB in compact mode, over 1 TiB otherwise, its tail object past the arena) is damaged
+// instead, and refused as libsystemd refuses it.
 func (j *jfile) cut(claimed, tail uint64) bool {
-	if claimed > 1<<40 || j.compact() && claimed > 1<<32 || tail >= claimed {
-		return false
-	}
-	var b [jobjHeader]byte
-	if tail+jobjHeader > j.size {
-		return true
-	}
-	if n, err := j.pread(b[:], int64(tail)); err != nil || n < len(b) {
-		return true
-	}
-	size := binary.LittleEndian.Uint64(b[8:])
-	return size > j.size-tail
+	return claimed <= 1<<40 && (!j.compact() || claimed <= 1<<32) && tail < claimed
 }
 
 // close releases the file.

@@ -70,6 +70,9 @@ func (s *Source) scan() {
 			// look again at the next poll
 			s.rescan = true
 			continue
+		case errors.Is(err, errCutHeader):
+			s.skip[p] = st.Ino // the file checker reports it
+			continue
 		case errors.Is(err, errRefused):
 			s.skip[p] = st.Ino
 			s.stats.BadFiles++
