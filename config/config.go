@@ -45,6 +45,7 @@ type JournalConfig struct {
 	Units       []string `yaml:"units"`
 	Identifiers []string `yaml:"identifiers"`
 	Backend     string   `yaml:"backend"`
+	Namespace   string   `yaml:"namespace"`
 	Since       string   `yaml:"since"`
 }
 
@@ -115,6 +116,9 @@ func (c *Config) Validate() error {
 	case "auto", "sdjournal", "journalctl", "native":
 	default:
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
+	}
+	if ns := c.Journal.Namespace; ns != "*" && strings.ContainsAny(ns, "/.\x00\n") {
+		bad("journal.namespace", "%q: a namespace name (no '/' or '.'), or * for all", ns)
 	}
 	loc, err := time.LoadLocation(c.Timezone)
 	if err != nil {

@@ -12,5 +12,9 @@ need_go
 apt_install "${build_pkgs[@]}"
 if [ "${1:-test}" = test ]; then
 	apt_install "${test_pkgs[@]}"
+	# systemd's own test journals, for the native reader's differential tests (cached); the
+	# tests fail without them under SPECWATCH_REQUIRE_JOURNALD=1, as scripts/test.sh runs them
+	scripts/systemd-testdata.sh >/dev/null ||
+		echo "WARNING: systemd's test journals (Debian 13's systemd-tests) could not be fetched: the differential tests will say so" >&2
 fi
 go mod download

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it (.ci/run calls this): installs the system
-# packages, then vet, staticcheck, race-enabled tests, and every native fuzz target for a few seconds.
+# packages (and systemd's test journals, scripts/systemd-testdata.sh), then vet, staticcheck,
+# race-enabled tests, and every native fuzz target for a few seconds.
 # FUZZTIME=10m scripts/test.sh runs the fuzzers for longer. The default is a count of inputs, not
 # a duration: a duration's deadline can expire while a worker is mid-input, which go test then
 # reports as a failure ("context deadline exceeded") though nothing failed.

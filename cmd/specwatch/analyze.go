@@ -24,6 +24,7 @@ type analyzeConfig struct {
 	maxSeries    int
 	journalDir   string
 	backend      string
+	namespace    string
 	units        listFlag
 	identifiers  listFlag
 }
@@ -32,6 +33,7 @@ func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *strin
 	fs.StringVar(&cfg.format, "format", "text", "output format: text, json or html (self-contained, with plots)")
 	fs.StringVar(&cfg.journalDir, "journal-dir", "", "read this journal directory instead of files")
 	fs.StringVar(&cfg.backend, "journal-backend", "auto", "with --journal-dir: auto, native, sdjournal or journalctl")
+	fs.StringVar(&cfg.namespace, "journal-namespace", "", "with --journal-dir: read this journal namespace's subdirectories (as journalctl --namespace; * all)")
 	fs.Var(&cfg.units, "unit", "with --journal-dir: only this _SYSTEMD_UNIT (repeatable)")
 	fs.Var(&cfg.identifiers, "identifier", "with --journal-dir: only this SYSLOG_IDENTIFIER (repeatable)")
 	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
@@ -103,7 +105,7 @@ func (a *analysis) journal() error {
 	if err != nil {
 		return fmt.Errorf("--journal-backend: %v: %w", err, errUsage)
 	}
-	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Units: a.cfg.units,
+	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Namespace: a.cfg.namespace, Units: a.cfg.units,
 		Identifiers: a.cfg.identifiers, Start: journal.Head(), NoFollow: true, Backend: backend})
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ type runFlags struct {
 	units, identifiers, pushLabels listFlag
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
+	namespace                      string
 	logLevel, logFormat, since     string
 	pushInterval                   time.Duration
 	set                            map[string]bool
@@ -32,6 +33,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
 	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
 	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal, journalctl or native")
+	fs.StringVar(&f.namespace, "journal-namespace", "", "read this journal namespace (as journalctl --namespace; * all); default: the default namespace only")
 	fs.StringVar(&f.since, "since", "", "with no saved cursor, start here instead of at the tail")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for the journal cursor")
 	fs.StringVar(&f.listen, "listen", "", "HTTP listen address")
@@ -58,6 +60,7 @@ func (f *runFlags) apply(cfg *config.Config) error {
 		val  string
 	}{
 		{"journal-dir", &cfg.Journal.Dir, f.journalDir}, {"journal-backend", &cfg.Journal.Backend, f.backend},
+		{"journal-namespace", &cfg.Journal.Namespace, f.namespace},
 		{"since", &cfg.Journal.Since, f.since}, {"state-dir", &cfg.StateDir, f.stateDir},
 		{"listen", &cfg.Listen, f.listen}, {"web.config.file", &cfg.WebConfig, f.webConfig},
 		{"push-url", &cfg.Push.URL, f.pushURL}, {"log-level", &cfg.Log.Level, f.logLevel},

@@ -87,7 +87,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
 		// own).
 		src, err := journal.Open(journal.Options{
-			Dir: cfg.Journal.Dir, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
+			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Start: journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
 			Warn: func(msg string) { log.Warn().Msg(msg) },
 		})

@@ -13,9 +13,10 @@ import (
 type Backend int
 
 const (
-	// Auto uses Native, unless a journal file uses a compression it does not decode (XZ or
-	// LZ4, from systemd before 246 or built so); then SDJournal when the binary was built
-	// with cgo and libsystemd.so.0 loads, and Journalctl otherwise.
+	// Auto uses Native, which decodes every compression (zstd, LZ4, XZ), unless a journal file
+	// has an incompatible flag it does not know (a format newer than systemd 252's); then
+	// SDJournal when the binary was built with cgo and libsystemd.so.0 loads, and Journalctl
+	// otherwise.
 	Auto Backend = iota
 	// SDJournal reads the journal files in process through libsystemd (package sdjournal;
 	// needs cgo).

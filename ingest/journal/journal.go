@@ -23,6 +23,10 @@ type Options struct {
 	// systemd-journal-remote directory holding many hosts. Files directly in it and in
 	// machine-id subdirectories are read. Empty means the local system journal.
 	Dir string
+	// Namespace is the journal namespace to read (--journal-namespace, as journalctl's
+	// --namespace): its <machine-id>.<namespace> directories, of the local journal or of Dir;
+	// "*" reads every namespace. Empty reads the default namespace only.
+	Namespace string
 	// Units match _SYSTEMD_UNIT; Identifiers match SYSLOG_IDENTIFIER. An entry matching any
 	// of them, in either list, is read; with both lists empty every entry is.
 	Units       []string
@@ -98,7 +102,7 @@ func Open(opts Options) (Source, error) {
 func (o *Options) chain() []Backend {
 	first := o.Backend
 	if first == Auto {
-		first = auto(o.Dir)
+		first = auto(o.Dir, o.Namespace)
 	}
 	if first == SDJournal && sdjournal.Available() != nil {
 		return []Backend{SDJournal} // no fallback: its Open says how to get it
@@ -124,11 +128,11 @@ func openBackend(b Backend, opts Options) (Source, error) {
 	return nonNil(native.Open(o))
 }
 
-// auto is Auto's choice for dir: Native, unless a journal file there uses a compression it does
-// not decode; then SDJournal when it is available, and Journalctl otherwise.
-func auto(dir string) Backend {
+// auto is Auto's choice for dir: Native, unless a journal file there has a format it does not
+// know; then SDJournal when it is available, and Journalctl otherwise.
+func auto(dir, ns string) Backend {
 	switch {
-	case native.ReadsAll(dir):
+	case native.ReadsAll(dir, ns):
 		return Native
 	case sdjournal.Available() == nil:
 		return SDJournal
@@ -164,7 +168,7 @@ func (o *Options) validate() error {
 
 // backendOptions is what every backend reads of o.
 func (o *Options) backendOptions() backend.Options {
-	b := backend.Options{Dir: o.Dir, Units: o.Units, Identifiers: o.Identifiers, NoFollow: o.NoFollow, Warn: o.Warn}
+	b := backend.Options{Dir: o.Dir, Namespace: o.Namespace, Units: o.Units, Identifiers: o.Identifiers, NoFollow: o.NoFollow, Warn: o.Warn}
 	b.Cursor, b.Head, b.Since = o.Start.cursor, o.Start.at == head, o.Start.since
 	return b
 }

@@ -84,12 +84,40 @@ func BuildFileFunc(tb testing.TB, dir string, n int, gen func(i int, e *Entry)) 
 // are ignored: journal-remote assigns its own cursors.
 func BuildFileFromExport(tb testing.TB, dir string, export io.Reader) string {
 	tb.Helper()
+	return BuildFileMode(tb, dir, export, Mode{Compact: true, Keyed: true})
+}
+
+// Mode is how systemd-journal-remote writes a file: the formats this machine's systemd
+// (252) can write. Compact (32-bit offsets, systemd ≥ 252's default) and Keyed (siphash
+// with the file id, ≥ 246) are set through SYSTEMD_JOURNAL_COMPACT and
+// SYSTEMD_JOURNAL_KEYED_HASH; Compress stores fields of 512 bytes and more compressed
+// (zstd, Debian's default).
+type Mode struct{ Compact, Keyed, Compress bool }
+
+func (m Mode) String() string {
+	return fmt.Sprintf("compact=%v,keyed=%v,compress=%v", m.Compact, m.Keyed, m.Compress)
+}
+
+// Modes are every Mode.
+func Modes() []Mode {
+	var out []Mode
+	for i := range 8 {
+		out = append(out, Mode{Compact: i&1 != 0, Keyed: i&2 != 0, Compress: i&4 != 0})
+	}
+	return out
+}
+
+// BuildFileMode is BuildFileFromExport writing the file in mode m.
+func BuildFileMode(tb testing.TB, dir string, export io.Reader, m Mode) string {
+	tb.Helper()
 	if _, err := os.Stat(JournalRemote); err != nil {
 		tb.Skipf("testjournal: %s not installed (Debian: apt-get install systemd-journal-remote): %v", JournalRemote, err)
 	}
 	old, _ := filepath.Glob(filepath.Join(dir, "*.journal"))
 	path := filepath.Join(dir, fmt.Sprintf("fixture-%d.journal", len(old)))
-	cmd := exec.Command(JournalRemote, "--output="+path, "--split-mode=none", "--compress=no", "--seal=no", "-")
+	yn := map[bool]string{false: "no", true: "yes"}
+	cmd := exec.Command(JournalRemote, "--output="+path, "--split-mode=none", "--compress="+yn[m.Compress], "--seal=no", "-")
+	cmd.Env = append(os.Environ(), "SYSTEMD_JOURNAL_COMPACT="+yn[m.Compact], "SYSTEMD_JOURNAL_KEYED_HASH="+yn[m.Keyed])
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = export, &stderr
 	if err := cmd.Run(); err != nil {

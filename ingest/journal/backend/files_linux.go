@@ -19,9 +19,10 @@ import (
 // signature, and header plus arena within the file. Damage deeper in a file is met by
 // libsystemd while reading and handled there.
 type FileChecker struct {
-	Dirs     []string
-	decided  map[string]uint64 // path → inode already judged (good, or bad and reported)
-	lastScan time.Time
+	Dirs      []string
+	Namespace string            // which <machine-id>.<namespace> subdirectories count (JournalFilesIn)
+	decided   map[string]uint64 // path → inode already judged (good, or bad and reported)
+	lastScan  time.Time
 }
 
 // JournalYoung is how long a file that does not read as a journal file yet may still be in the
@@ -34,13 +35,26 @@ const JournalYoung = 5 * time.Second
 const FileRecheck = time.Minute
 
 // NewFileChecker checks dir, or the local journal's directories when dir is empty.
-func NewFileChecker(dir string) *FileChecker {
-	c := &FileChecker{decided: map[string]uint64{}}
+func NewFileChecker(dir string) *FileChecker { return NewNamespaceChecker(dir, "") }
+
+// NewNamespaceChecker checks the journal namespace ns ("" the default one, "*" all) of dir, or
+// of the local journal when dir is empty: its directories are <machine-id>.<ns>, as
+// journalctl --namespace reads them.
+func NewNamespaceChecker(dir, ns string) *FileChecker {
+	c := &FileChecker{decided: map[string]uint64{}, Namespace: ns}
 	if dir != "" {
 		c.Dirs = []string{dir}
 	} else if id, err := os.ReadFile("/etc/machine-id"); err == nil {
+		sub := strings.TrimSpace(string(id))
+		if ns != "" && ns != "*" {
+			sub += "." + ns
+		}
 		for _, root := range []string{"/var/log/journal", "/run/log/journal"} {
-			c.Dirs = append(c.Dirs, filepath.Join(root, strings.TrimSpace(string(id))))
+			if ns == "*" {
+				c.Dirs = append(c.Dirs, root)
+				continue
+			}
+			c.Dirs = append(c.Dirs, filepath.Join(root, sub))
 		}
 	}
 	return c
@@ -51,7 +65,7 @@ func (c *FileChecker) Scan(now time.Time) (bad []string) {
 	c.lastScan = now
 	present := map[string]bool{}
 	for _, dir := range c.Dirs {
-		for _, path := range JournalFiles(dir) {
+		for _, path := range JournalFilesIn(dir, c.Namespace) {
 			present[path] = true
 			var st syscall.Stat_t
 			if syscall.Stat(path, &st) != nil || c.decided[path] == st.Ino {
@@ -78,9 +92,14 @@ func (c *FileChecker) Scan(now time.Time) (bad []string) {
 // Due reports whether the periodic rescan is due.
 func (c *FileChecker) Due(now time.Time) bool { return now.Sub(c.lastScan) >= FileRecheck }
 
-// JournalFiles lists the journal files libsystemd would open for dir: *.journal and
-// *.journal~ in it and in machine-id subdirectories (with or without a .namespace suffix).
-func JournalFiles(dir string) []string {
+// JournalFiles lists the journal files libsystemd would open for dir
+// (sd_journal_open_directory): *.journal and *.journal~ in it and in its machine-id
+// subdirectories; not in <machine-id>.<namespace> ones, which are other namespaces' journals.
+func JournalFiles(dir string) []string { return JournalFilesIn(dir, "") }
+
+// JournalFilesIn is JournalFiles with the subdirectories of namespace ns: <machine-id>.<ns>
+// instead of <machine-id> ("" the default namespace, "*" every namespace).
+func JournalFilesIn(dir, ns string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -91,8 +110,8 @@ func JournalFiles(dir string) []string {
 		switch {
 		case strings.HasSuffix(name, ".journal") || strings.HasSuffix(name, ".journal~"):
 			out = append(out, filepath.Join(dir, name))
-		case e.IsDir() && len(name) >= 32 && isHex(name[:32]) && (len(name) == 32 || name[32] == '.'):
-			for _, sub := range JournalFiles(filepath.Join(dir, name)) {
+		case e.IsDir() && len(name) >= 32 && isHex(name[:32]) && inNamespace(name[32:], ns):
+			for _, sub := range JournalFilesIn(filepath.Join(dir, name), ns) {
 				if filepath.Dir(sub) == filepath.Join(dir, name) {
 					out = append(out, sub)
 				}
@@ -100,6 +119,18 @@ func JournalFiles(dir string) []string {
 		}
 	}
 	return out
+}
+
+// inNamespace says whether a machine-id directory with suffix rest ("" or ".<namespace>")
+// belongs to namespace ns.
+func inNamespace(rest, ns string) bool {
+	switch ns {
+	case "":
+		return rest == ""
+	case "*":
+		return rest == "" || rest[0] == '.'
+	}
+	return rest == "."+ns
 }
 
 func isHex(s string) bool {

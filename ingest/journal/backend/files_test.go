@@ -33,9 +33,13 @@ func TestCheckJournalFile(t *testing.T) {
 	if bad := c.Scan(time.Now()); len(bad) != 0 {
 		t.Fatalf("scan of a good directory: %q", bad)
 	}
-	sub := filepath.Join(dir, "3d1219c7c4c5404aaa1f6d2a48adfda4.ns1")
+	sub := filepath.Join(dir, "3d1219c7c4c5404aaa1f6d2a48adfda4")
 	os.Mkdir(sub, 0o755)
 	os.WriteFile(filepath.Join(sub, "system.journal"), []byte("not a journal"), 0o644)
+	// another namespace's directory: not part of dir's journal, unless that namespace is asked for
+	ns := filepath.Join(dir, "3d1219c7c4c5404aaa1f6d2a48adfda4.ns1")
+	os.Mkdir(ns, 0o755)
+	os.WriteFile(filepath.Join(ns, "system.journal"), []byte("not a journal"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("ignored"), 0o644)
 	if bad := c.Scan(time.Now()); len(bad) != 0 {
 		t.Fatalf("a file written just now is judged later, got %q", bad)
@@ -45,5 +49,12 @@ func TestCheckJournalFile(t *testing.T) {
 	}
 	if bad := c.Scan(time.Now().Add(2 * time.Minute)); len(bad) != 0 {
 		t.Fatalf("reported twice: %q", bad)
+	}
+	nc := backend.NewNamespaceChecker(dir, "ns1")
+	if bad := nc.Scan(time.Now().Add(time.Minute)); len(bad) != 1 || !strings.Contains(bad[0], ns) {
+		t.Fatalf("namespace ns1: %q", bad)
+	}
+	if got := backend.JournalFilesIn(dir, "*"); len(got) != 3 {
+		t.Fatalf("every namespace: %q", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // (Head), at Since, or at the tail (neither).
 type Options struct {
 	Dir         string
+	Namespace   string
 	Units       []string
 	Identifiers []string
 	Cursor      string

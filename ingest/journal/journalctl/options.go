@@ -11,3 +11,9 @@ type Options struct {
 	// Path is the journalctl binary; "" means "journalctl" on PATH.
 	Path string
 }
+
+// ctlFieldMax bounds a field of journalctl's export output: journald's own limit on a field
+// (768 MiB, DATA_SIZE_MAX), so that every field libsystemd returns arrives whole (the reader's
+// default, 1 MiB, cut longer ones and lost the records of binary ones). The reader's buffer
+// grows only as far as the longest field read.
+const ctlFieldMax = 768 << 20

@@ -98,7 +98,7 @@ func startCtl(path string, args []string) (*ctlProc, error) {
 
 func (p *ctlProc) parse(out io.Reader) {
 	defer close(p.exited)
-	rd := ingest.NewReader(out, ingest.ReaderOptions{Shape: ingest.Export, Name: "journalctl output"})
+	rd := ingest.NewReader(out, ingest.ReaderOptions{Shape: ingest.Export, Name: "journalctl output", MaxLineBytes: ctlFieldMax})
 	var e ingest.Entry
 	for {
 		var b *ctlBatch

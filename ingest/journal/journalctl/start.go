@@ -19,9 +19,7 @@ func (s *Source) args() []string {
 	if !s.o.NoFollow {
 		a = append(a, "--follow")
 	}
-	if s.o.Dir != "" {
-		a = append(a, "--directory="+s.o.Dir)
-	}
+	a = append(a, s.dirArgs()...)
 	s.Resume = backend.ResumePoint{}
 	switch {
 	case s.Last != nil:
@@ -54,9 +52,7 @@ func (s *Source) args() []string {
 // lastCursor returns the cursor of the newest entry matching now, "" if none.
 func (s *Source) lastCursor() (string, error) {
 	a := []string{"--output=export", "--lines=1", "--no-pager", "--quiet", ctlExportOptions}
-	if s.o.Dir != "" {
-		a = append(a, "--directory="+s.o.Dir)
-	}
+	a = append(a, s.dirArgs()...)
 	if m := s.o.Matches(); len(m) > 0 {
 		a = append(append(a, "--"), m...)
 	}
@@ -68,7 +64,7 @@ func (s *Source) lastCursor() (string, error) {
 		return "", fmt.Errorf("ingest: %s: finding the tail with %s: %w: %s", s.o.Name(), s.path, err, strings.TrimSpace(stderr.String()))
 	}
 	var e ingest.Entry
-	if ingest.NewReader(bytes.NewReader(out), ingest.ReaderOptions{Shape: ingest.Export}).Next(&e) != nil {
+	if ingest.NewReader(bytes.NewReader(out), ingest.ReaderOptions{Shape: ingest.Export, MaxLineBytes: ctlFieldMax}).Next(&e) != nil {
 		return "", nil
 	}
 	return string(e.Cursor), nil
@@ -101,4 +97,17 @@ func (s *Source) noFiles() bool {
 		}
 	}
 	return true
+}
+
+// dirArgs names the journal: a directory, and the namespace of the local journal
+// (journalctl's --namespace applies to the local journal only; with a directory, its files and
+// machine-id subdirectories are read).
+func (s *Source) dirArgs() []string {
+	switch {
+	case s.o.Dir != "":
+		return []string{"--directory=" + s.o.Dir}
+	case s.o.Namespace != "":
+		return []string{"--namespace=" + s.o.Namespace}
+	}
+	return nil
 }

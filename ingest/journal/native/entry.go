@@ -4,6 +4,7 @@ package native
 
 import (
 	"encoding/hex"
+	"errors"
 	"strconv"
 
 	"github.com/specwatch/specwatch/ingest"
@@ -31,6 +32,7 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 		return false, err
 	}
 	var msg, host, unit, ident [2]int
+	var have [4]bool // the first of a repeated field wins, as in libsystemd and journalctl
 	haveUnit := false
 	s.out = s.out[:0]
 	z := j.zcount
@@ -40,20 +42,24 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 			continue
 		}
 		p, err := j.payload(off)
+		if errors.Is(err, errBadObject) || errors.Is(err, errUninit) {
+			continue // libsystemd skips the field, not the entry
+		}
 		if err != nil {
 			return false, err
 		}
 		var dst *[2]int
 		var v []byte
+		f := -1
 		switch {
 		case hasField(p, "MESSAGE="):
-			dst, v = &msg, p[len("MESSAGE="):]
+			dst, v, f = &msg, p[len("MESSAGE="):], 0
 		case hasField(p, "_HOSTNAME="):
-			dst, v = &host, p[len("_HOSTNAME="):]
+			dst, v, f = &host, p[len("_HOSTNAME="):], 1
 		case hasField(p, "_SYSTEMD_UNIT="):
-			dst, v, haveUnit = &unit, p[len("_SYSTEMD_UNIT="):], true
+			dst, v, f, haveUnit = &unit, p[len("_SYSTEMD_UNIT="):], 2, true
 		case hasField(p, "SYSLOG_IDENTIFIER="):
-			dst, v = &ident, p[len("SYSLOG_IDENTIFIER="):]
+			dst, v, f = &ident, p[len("SYSLOG_IDENTIFIER="):], 3
 		default:
 			if len(s.other) >= s.otherMax {
 				clear(s.other)
@@ -61,6 +67,10 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 			s.other[key] = struct{}{}
 			continue
 		}
+		if have[f] {
+			continue
+		}
+		have[f] = true
 		dst[0] = len(s.out)
 		s.out = append(s.out, v...)
 		dst[1] = len(s.out)

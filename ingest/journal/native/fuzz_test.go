@@ -16,10 +16,13 @@ import (
 )
 
 // FuzzNativeJournal: a real journal file (journal-remote's) with bytes overwritten anywhere in
-// its header or its objects never crashes or hangs the native backend: every entry it returns
-// is one of the file's, and damage ends in counted skips or a clear error, read entry by entry
-// and through a unit's entry list. at picks the place, by its remainder modulo 3: the header,
-// the objects (past the hash tables), or the data hash table.
+// its header or its objects never crashes or hangs the native backend, and it never returns
+// an entry libsystemd does not (the differential harness's oracle, diff_test.go): every entry
+// it returns, fields and stamps, is one the sdjournal backend returns for the same file (or,
+// where that backend gives up, journalctl; where neither reads the file whole, one of the
+// intact file's), read entry by entry and through a unit's entry list. at picks the place, by
+// its remainder modulo 3: the header, the objects (past the hash tables), or the data hash
+// table.
 func FuzzNativeJournal(f *testing.F) {
 	dir := f.TempDir()
 	base := testjournal.BuildFileFunc(f, dir, 40, func(i int, e *testjournal.Entry) {
@@ -50,6 +53,16 @@ func FuzzNativeJournal(f *testing.F) {
 	f.Add(uint32(1), []byte{3})
 	f.Add(uint32(3*667+1), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
 	f.Add(uint32(2), []byte{8, 0, 0, 0, 0, 0, 0, 0}) // a bucket pointing into the header
+	requireSD(f)
+	ref := newRefReader()
+	f.Cleanup(ref.Close)
+	intact := map[bool][]journaltest.Owned{}
+	for _, unit := range []bool{false, true} {
+		intact[unit] = ref.read(fuzzCase(work, unit)).Entries
+		if len(intact[unit]) == 0 {
+			f.Fatal("libsystemd reads nothing of the intact file")
+		}
+	}
 	f.Fuzz(func(t *testing.T, at uint32, patchBytes []byte) {
 		if len(patchBytes) == 0 || len(patchBytes) > 64 {
 			return
@@ -74,22 +87,28 @@ func FuzzNativeJournal(f *testing.F) {
 		}()
 		fh.WriteAt(patchBytes[:n], off)
 		// every entry, and one unit through its data object's entry list
-		for _, units := range [][]string{nil, {"a.service"}} {
-			src, err := Open(backend.Options{Dir: work, Units: units, NoFollow: true, Head: true})
+		for _, unit := range []bool{false, true} {
+			c := fuzzCase(work, unit)
+			src, err := Open(backend.Options{Dir: work, Units: c.Units, NoFollow: true, Head: true})
 			if err != nil {
 				continue // a clear error is fine
 			}
+			var got []journaltest.Owned
 			var e ingest.Entry
-			for got := 0; ; got++ {
+			for {
 				ok, err := src.Next(&e, 0)
 				if errors.Is(err, io.EOF) || err != nil || !ok {
 					break
 				}
-				if got >= 40 {
+				if len(got) >= 40 {
 					t.Fatalf("more entries than the file holds")
 				}
+				got = append(got, journaltest.Own(&e))
 			}
 			src.Close()
+			if len(got) > 0 {
+				checkOracle(t, ref, c, got, intact[unit])
+			}
 		}
 	})
 }
@@ -107,4 +126,71 @@ func objectsRegion(tb testing.TB, b []byte) (start, end uint64) {
 		tb.Fatalf("unexpected layout: objects %d..%d of %d bytes", start, end, len(b))
 	}
 	return start, end
+}
+
+// fuzzCase is the fuzzed directory, read whole or through a unit's match; the sdjournal
+// backend is not waited for when it recovers from an error: journalctl is asked instead.
+func fuzzCase(dir string, unit bool) diffCase {
+	c := diffCase{dir: dir, recoverFor: time.Nanosecond}
+	if unit {
+		c.Units = []string{"a.service"}
+	}
+	return c
+}
+
+// checkOracle fails unless every entry the native reader returned is one libsystemd returns.
+func checkOracle(t *testing.T, ref *refReader, c diffCase, got, intact []journaltest.Owned) {
+	t.Helper()
+	sd := ref.read(c)
+	if errors.Is(sd.err, errRefCrashed) {
+		return // libsystemd aborted: no reference
+	}
+	allowed, asked := sd.Entries, false
+	if len(sd.Entries) == 0 && claimsMore(c.dir) {
+		// libsystemd skips a file shorter than its header says whole; the native reader reads
+		// what it holds (docs/journal.md), which must be the intact file's entries
+		allowed = append(allowed, intact...)
+	}
+	ask := func() { // journalctl: every cursor, and where the sdjournal backend gives up
+		jc := journalctlRead(c)
+		allowed, asked = append(allowed, jc.Entries...), true
+		if jc.err != nil && sd.err != nil {
+			allowed = append(allowed, intact...) // read in part by both
+		}
+	}
+	if sd.err != nil {
+		ask()
+	}
+	for _, e := range got {
+		if !oneOf(e, allowed) && !asked {
+			ask()
+		}
+		if !oneOf(e, allowed) {
+			t.Fatalf("native returned %s, which libsystemd does not (it returned %d entries: %v)", short(e), len(sd.Entries), sd.err)
+		}
+	}
+}
+
+func oneOf(e journaltest.Owned, set []journaltest.Owned) bool {
+	for _, a := range set {
+		if sameEntry(e, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// claimsMore says whether the journal file in dir is shorter than its header says.
+func claimsMore(dir string) bool {
+	for _, p := range backend.JournalFiles(dir) {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 104 {
+			continue
+		}
+		h, a := binary.LittleEndian.Uint64(b[88:]), binary.LittleEndian.Uint64(b[96:])
+		if a > ^uint64(0)-h || h+a > uint64(len(b)) {
+			return true
+		}
+	}
+	return false
 }

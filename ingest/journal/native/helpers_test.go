@@ -21,7 +21,7 @@ func openJ(t *testing.T, b string, o backend.Options) journaltest.Source {
 }
 
 // requireSD skips a comparison with libsystemd in a build without it.
-func requireSD(t *testing.T) {
+func requireSD(t testing.TB) {
 	t.Helper()
 	if err := sdjournal.Available(); err != nil {
 		t.Skipf("needs the sdjournal backend to compare with: %v", err)

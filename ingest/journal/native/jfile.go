@@ -26,33 +26,48 @@ import (
 // one thread). Cached blocks remember how far that held when they were read (blockCache).
 // ingest.Entry-array items are filled in place later, so they are always read afresh.
 type jfile struct {
-	path     string
-	f        *os.File
-	fd       int
-	ino      uint64
-	flags    uint32 // incompatible_flags
-	seqID    [16]byte
-	n        uint64 // entries in the list read (the file's, or the match's) at the last snapshot
-	first    uint64 // that list's first entry array
-	chain    []jarray
-	next     uint64   // index of the next entry to read
-	queue    []uint64 // offsets of entries next … next+len-1, read ahead from the array
-	qpos     int
-	safe     uint64      // highest entry offset known linked: objects at or below it are complete
-	cache    *blockCache // shared by the source's files
-	id       uint64      // this file's key in the cache, unique for the cache's life
-	head     jentry      // the next entry's header, when peeked
-	peeked   bool
-	tailBoot [16]byte // tail_entry_boot_id and tail_entry_monotonic at the last snapshot
-	tailMono uint64
-	retired  bool   // journald no longer writes it
-	final    bool   // retired, and the header was read after that: n is final
-	broken   bool   // its entry arrays are damaged: no more reading
-	wd       int32  // inotify watch, -1 none
-	raw      bool   // pread without entering the scheduler (see pread)
-	buf      []byte // scratch for objects read around the cache
-	zout     []byte // decompressed payloads
-	zcount   int    // payloads decompressed, for tests
+	path    string
+	f       *os.File
+	fd      int
+	ino     uint64
+	flags   uint32 // incompatible_flags
+	seqID   [16]byte
+	n       uint64 // entries in the list read (the file's, or the match's) at the last snapshot
+	first   uint64 // that list's first entry array
+	chain   []jarray
+	next    uint64 // index of the next list item to look at
+	from    uint64 // index after the last entry moved past: a scan starts only below n
+	ended   bool   // the scan found no more entries when n was endedN
+	endedN  uint64
+	lastOff uint64 // offset of the last entry moved past: the next must be above it
+	bad     int    // entries (or arrays) skipped as damaged, and the last reason
+	badErr  error
+	badSeen int // bad, as last reported
+	// the order of the list's items (jfile_order.go): checked up to sortedTo, the last one
+	// sortedLast; unsorted once one is not above the one before
+	sortedTo, sortedLast uint64
+	unsorted             bool
+	repositioned         bool     // the next index after lastOff is found
+	strict               bool     // a match's list: the next item must be readable (peek)
+	hsize                uint64   // header_size: objects lie after it
+	size                 uint64   // the file's size at the last fstat
+	queue                []uint64 // offsets of entries next … next+len-1, read ahead from the array
+	qpos                 int
+	safe                 uint64      // highest entry offset known linked: objects at or below it are complete
+	cache                *blockCache // shared by the source's files
+	id                   uint64      // this file's key in the cache, unique for the cache's life
+	head                 jentry      // the next entry's header, when peeked
+	peeked               bool
+	tailBoot             [16]byte // tail_entry_boot_id and tail_entry_monotonic at the last snapshot
+	tailMono             uint64
+	retired              bool   // journald no longer writes it
+	final                bool   // retired, and the header was read after that: n is final
+	broken               bool   // its entry arrays are damaged: no more reading
+	wd                   int32  // inotify watch, -1 none
+	raw                  bool   // pread without entering the scheduler (see pread)
+	buf                  []byte // scratch for objects read around the cache
+	zout                 []byte // decompressed payloads
+	zcount               int    // payloads decompressed, for tests
 	// the one match read through its data object's entry list (jfile_match.go); nil: every entry
 	match     []byte
 	matchData uint64 // the match's data object, 0 until found
@@ -66,7 +81,7 @@ type jfile struct {
 
 // jarray is one entry-array object of the chain: its offset, the index of its first item and
 // how many items it holds.
-type jarray struct{ off, base, cap uint64 }
+type jarray struct{ off, base, cap, next uint64 }
 
 // jentry is an entry object's fixed part: what orders entries and makes their cursor.
 type jentry struct {
@@ -83,12 +98,17 @@ const (
 	jflagKeyed   = 4
 	jflagZstd    = 8
 	jflagCompact = 16
-	jflagsKnown  = jflagKeyed | jflagZstd | jflagCompact
+	jflagsKnown  = jflagXZ | jflagLZ4 | jflagKeyed | jflagZstd | jflagCompact
+	jflagSealed  = 1 // compatible
 
-	jobjData       = 1
-	jobjEntry      = 3
-	jobjEntryArray = 6
-	jobjHeader     = 16 // type, flags, reserved, size
+	jobjData           = 1
+	jobjField          = 2
+	jobjEntry          = 3
+	jobjDataHashTable  = 4
+	jobjFieldHashTable = 5
+	jobjEntryArray     = 6
+	jobjTag            = 7
+	jobjHeader         = 16 // type, flags, reserved, size
 
 	jobjCompressedXZ   = 1
 	jobjCompressedLZ4  = 2
@@ -99,13 +119,19 @@ const (
 
 var (
 	errJournalUnsupported = errors.New("unsupported journal file feature")
-	// errBadEntry: the entry's own object is unreadable; the entries after it still are.
-	errBadEntry = errors.New("unreadable entry")
+	// errBadFile: the file must not be read on (its entry arrays are out of order).
+	errBadFile = errors.New("damaged journal file")
+	// errRefused: the header fails libsystemd's checks, which then skips the whole file.
+	errRefused = errors.New("refused")
+	// errCutHeader: refused, the file being shorter than a header claiming an impossible size.
+	errCutHeader = errors.New("refused")
 )
 
-// openJFile opens path and reads its header. Files using a compression this reader does not
-// decode (XZ, LZ4: systemd's default has been zstd since 249) are refused with
-// errJournalUnsupported, so the caller can use libsystemd instead.
+// openJFile opens path and reads its header. A file with incompatible flags this reader does
+// not know is refused with errJournalUnsupported; a header libsystemd would refuse
+// (journal_file_verify_header) with errRefused. One check is left out: a file shorter than
+// its header says (truncated by a full disk or a crash while copying), which libsystemd skips
+// whole, is read up to where it ends (docs/journal.md).
 func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,8 +161,50 @@ func openJFile(path string, cache *blockCache, raw bool) (*jfile, error) {
 	}
 	copy(j.seqID[:], h[72:88])
 	copy(j.fileID[:], h[24:40])
+	j.size = uint64(st.Size)
+	if err := j.verifyHeader(h[:]); err != nil {
+		f.Close()
+		return nil, err
+	}
 	j.snap(h[:])
 	return j, nil
+}
+
+// verifyHeader applies libsystemd's checks of a header (but for the file's size).
+func (j *jfile) verifyHeader(h []byte) error {
+	le := binary.LittleEndian
+	j.hsize = le.Uint64(h[88:])
+	arena := le.Uint64(h[96:])
+	why := ""
+	switch {
+	case h[16] >= 3:
+		why = fmt.Sprintf("state %d", h[16])
+	case j.hsize < jheaderRead:
+		why = fmt.Sprintf("header size %d", j.hsize)
+	case le.Uint32(h[8:])&jflagSealed != 0 && j.hsize < 240:
+		why = "sealed, with a short header"
+	case arena > ^uint64(0)-j.hsize || le.Uint64(h[136:]) > j.hsize+arena:
+		why = "tail object past the arena"
+	case (le.Uint64(h[104:])|le.Uint64(h[120:])|le.Uint64(h[136:])|le.Uint64(h[176:]))%8 != 0:
+		why = "misaligned offsets"
+	}
+	if why == "" && j.hsize+arena > j.size && !j.cut(j.hsize+arena, le.Uint64(h[136:])) {
+		// the file checker reports it (backend.CheckJournalFile)
+		return fmt.Errorf("journal file %s: header %w (it says %d bytes, the file has %d)", j.path, errCutHeader, j.hsize+arena, j.size)
+	}
+	if why != "" {
+		return fmt.Errorf("journal file %s: header %w (%s)", j.path, errRefused, why)
+	}
+	return nil
+}
+
+// cut says whether a file shorter than its header says lost its end (a full disk, a crash
+// while copying): its head is then read (libsystemd skips the whole file), every object
+// checked to lie inside the file. A header that claims a size journald never writes (over
+// 4 GiB in compact mode, over 1 TiB otherwise, its tail object past the arena) is damaged
+// instead, and refused as libsystemd refuses it.
+func (j *jfile) cut(claimed, tail uint64) bool {
+	return claimed <= 1<<40 && (!j.compact() || claimed <= 1<<32) && tail < claimed
 }
 
 // close releases the file.
@@ -186,7 +254,7 @@ func (j *jfile) entryItem() int {
 }
 
 // pending reports whether the snapshot holds entries not read yet.
-func (j *jfile) pending() bool { return j.next < j.n }
+func (j *jfile) pending() bool { return j.from < j.n && !(j.ended && j.endedN == j.n) }
 
 // pread reads at off. Following, it is a raw system call: a normal one tells the scheduler it
 // may block, and the scheduler's monitor thread then stays awake polling for 20 µs-10 ms

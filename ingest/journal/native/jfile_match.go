@@ -13,16 +13,13 @@ import (
 // A source with one match (--unit U, the common case) reads only that value's entries, as
 // libsystemd does: journald keeps, for every data object, the list of entries that carry it
 // (its first entry, then an entry-array chain). The data object is found through the file's
-// data hash table. Scanning every entry instead cost `analyze` of one unit in a journal where it
-// is half the entries three times the CPU of journalctl (perf: the fields of the other units'
-// entries). Files without the keyed hash (systemd < 246, whose Jenkins hash is not
-// implemented here) are scanned entry by entry, as are sources with several matches.
+// data hash table (siphash keyed with the file id, or in files without the keyed hash
+// Jenkins' lookup3: jenkins64). Scanning every entry instead cost `analyze` of one unit in a
+// journal where it is half the entries three times the CPU of journalctl (perf: the fields of
+// the other units' entries). Sources with several matches scan entry by entry.
 
 // setMatch makes j read only the entries carrying payload ("FIELD=value"), when it can.
 func (j *jfile) setMatch(payload []byte) error {
-	if j.flags&jflagKeyed == 0 {
-		return nil
-	}
 	j.match = payload
 	return j.refresh()
 }
@@ -62,7 +59,12 @@ func (j *jfile) lookup(payload []byte) (uint64, error) {
 	if buckets == 0 {
 		return 0, nil
 	}
-	h := siphash.Hash(binary.LittleEndian.Uint64(j.fileID[:8]), binary.LittleEndian.Uint64(j.fileID[8:]), payload)
+	var h uint64
+	if j.flags&jflagKeyed != 0 {
+		h = siphash.Hash(binary.LittleEndian.Uint64(j.fileID[:8]), binary.LittleEndian.Uint64(j.fileID[8:]), payload)
+	} else {
+		h = jenkins64(payload)
+	}
 	var b [8]byte
 	if got, err := j.pread(b[:], int64(j.htOff+(h%buckets)*16)); err != nil || got < len(b) {
 		return 0, fmt.Errorf("journal file %s: data hash table: %w", j.path, orShort(err))

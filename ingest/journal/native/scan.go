@@ -24,7 +24,7 @@ func (s *Source) scan() {
 	var files []file
 	for _, d := range s.dirs {
 		s.watch.addDir(d)
-		for _, p := range backend.JournalFiles(d) {
+		for _, p := range backend.JournalFilesIn(d, s.o.Namespace) {
 			f := file{path: p}
 			if syscall.Stat(p, &f.st) != nil {
 				continue
@@ -69,6 +69,14 @@ func (s *Source) scan() {
 			// journald may be creating it (the header is written after the file exists):
 			// look again at the next poll
 			s.rescan = true
+			continue
+		case errors.Is(err, errCutHeader):
+			s.skip[p] = st.Ino // the file checker reports it
+			continue
+		case errors.Is(err, errRefused):
+			s.skip[p] = st.Ino
+			s.stats.BadFiles++
+			s.o.Warnf("%s: %v; the file is skipped (as libsystemd and journalctl skip it)", s.o.Name(), err)
 			continue
 		case err != nil:
 			s.skip[p] = st.Ino // damage is reported by the fileChecker
@@ -171,40 +179,95 @@ func (s *Source) poll() {
 	})
 }
 
-// bisect positions j at its first entry for which after holds (entries are in order, so
-// after goes from false to true once). An unreadable entry is judged by the next readable
-// one; reading on skips and counts it.
+// bisect positions j at the entry libsystemd's seek lands on for a needle that after says an
+// entry is at or past (generic_array_bisect, the rule for stamps that go backwards): the
+// arrays of the chain are taken in order, and the first whose last entry is at or past the
+// needle is bisected; an unreadable item cuts the range short there. With none, j is
+// positioned at its end.
 func (j *jfile) bisect(after func(*jentry) bool) error {
-	lo, hi := uint64(0), j.n
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		probe := mid
-		var err error
-		for ; probe < hi; probe++ {
-			j.seekIndex(probe)
-			if err = j.peek(); !errors.Is(err, errBadEntry) {
-				break
-			}
+	base, n := uint64(0), j.n
+	if j.match != nil {
+		// the list's first entry is stored in the data object (generic_array_bisect_plus_one)
+		if n == 0 {
+			j.seekIndex(j.n)
+			return nil
 		}
-		switch {
-		case err != nil && !errors.Is(err, errBadEntry):
-			return err
-		case probe == hi || after(&j.head):
-			hi = mid
-		default:
-			lo = probe + 1
+		if ok, _ := j.test(0, after); ok {
+			j.seekIndex(0)
+			return nil
 		}
+		base, n = 1, n-1
 	}
-	j.seekIndex(lo)
+	for n > 0 {
+		a, err := j.arrayFor(base - j.skipItems())
+		if errors.Is(err, errEnd) || errors.Is(err, errBadObject) || errors.Is(err, errUninit) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		right := min(a.cap, n)
+		ok, bad := j.test(base+right-1, after)
+		if bad {
+			n = right - 1
+			continue
+		}
+		if ok {
+			left, right := uint64(0), right-1
+			for left < right {
+				mid := (left + right) / 2
+				ok, bad := j.test(base+mid, after)
+				switch {
+				case bad:
+					right, n = mid, mid
+				case ok:
+					right = mid
+				default:
+					left = mid + 1
+				}
+			}
+			j.seekIndex(base + left)
+			return nil
+		}
+		if a.cap >= n {
+			break
+		}
+		n -= a.cap
+		base += a.cap
+	}
+	j.seekIndex(j.n)
 	return nil
+}
+
+// skipItems is the list index of the chain's first item: 1 for a match's list, whose first
+// entry is in the data object.
+func (j *jfile) skipItems() uint64 {
+	if j.match != nil {
+		return 1
+	}
+	return 0
+}
+
+// test reads list item i and says whether after holds for its entry; bad when it cannot be
+// read.
+func (j *jfile) test(i uint64, after func(*jentry) bool) (ok, bad bool) {
+	j.seekIndex(i)
+	j.from = 0 // a probe may look past n_entries
+	bad0 := j.bad
+	err := j.peek()
+	j.bad = bad0 // a probe counts nothing: reading on does
+	if err != nil || j.next != i {
+		return false, true
+	}
+	return after(&j.head), false
 }
 
 // ReadsAll says whether this backend decodes every journal file in dir ("" the local journal)
 // now: what journal's auto choice asks. A file it cannot open at all is no reason to choose
 // another backend (they skip it too).
-func ReadsAll(dir string) bool {
-	for _, d := range backend.NewFileChecker(dir).Dirs {
-		for _, p := range backend.JournalFiles(d) {
+func ReadsAll(dir, ns string) bool {
+	for _, d := range backend.NewNamespaceChecker(dir, ns).Dirs {
+		for _, p := range backend.JournalFilesIn(d, ns) {
 			j, err := openJFile(p, newBlockCache(1, jblockSize), false)
 			if errors.Is(err, errJournalUnsupported) {
 				return false

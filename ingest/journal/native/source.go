@@ -32,9 +32,11 @@ import (
 // entries up to the newest stamp the first round saw: all of those were linked before the
 // second round began (poll).
 //
-// Errors: an entry whose objects cannot be read is skipped and counted Unreadable; a file
-// whose header or entry arrays cannot be read any more is read up to the damage, reported
-// (BadFiles) and closed. No error ends the source: the other files are read on.
+// Errors, as libsystemd 252 handles them: a field whose data object fails its checks is left
+// out of the entry; an entry whose object fails them is skipped (counted Unreadable unless it
+// was never written: a zeroed tail); a damaged entry array ends its file's list; a file whose
+// header libsystemd refuses, or whose arrays are out of order, is reported (BadFiles) and
+// closed. No error ends the source: the other files are read on.
 type Source struct {
 	o     backend.Options
 	dirs  []string
@@ -58,6 +60,10 @@ type Source struct {
 	// bound holds back, per boot, the entries of files still written that are newer than
 	// round one of the last poll saw (poll); empty when fewer than two files are written.
 	bound map[[16]byte]uint64
+	// the last entry returned, and its file's sequence number id: the next must come after
+	last      jentry
+	lastSeqID [16]byte
+	haveLast  bool
 	// onRefresh, set by tests only, runs after each file's header is read in a poll's round
 	// (1 or 2): the moment another file's entry can slip between two snapshots.
 	onRefresh func(j *jfile, round int)
@@ -74,7 +80,7 @@ const (
 // Open opens the journal files o names and positions them; the first Next returns the first
 // entry after that position.
 func Open(o backend.Options) (*Source, error) {
-	s := &Source{o: o, check: backend.NewFileChecker(o.Dir), skip: map[string]uint64{}, bound: map[[16]byte]uint64{},
+	s := &Source{o: o, check: backend.NewNamespaceChecker(o.Dir, o.Namespace), skip: map[string]uint64{}, bound: map[[16]byte]uint64{},
 		other: map[uint64]struct{}{}}
 	s.stats.Backend = Name
 	if o.NoFollow {
@@ -186,6 +192,7 @@ func (s *Source) step(e *ingest.Entry) bool {
 		if !ok {
 			continue
 		}
+		s.last, s.lastSeqID, s.haveLast = j.head, j.seqID, true
 		same := s.Resume.Pending() && bytes.Equal(e.Cursor, []byte(s.Resume.Cursor))
 		if s.Admit(e.Cursor, same, &s.o, &s.stats) {
 			return true
@@ -194,27 +201,26 @@ func (s *Source) step(e *ingest.Entry) bool {
 }
 
 // earliest peeks every file with entries left in its snapshot and returns the one whose next
-// entry comes first in journal order; nil when no file has any.
+// entry comes first in journal order; nil when no file has any. As in libsystemd
+// (next_beyond_location), an entry that does not come after the last one returned is passed
+// over: the same entry in two files, or stamps and sequence numbers gone backwards.
 func (s *Source) earliest() *jfile {
 	var best *jfile
 	for _, j := range s.files {
-		if !j.pending() || j.broken {
+		if j.broken {
 			continue
 		}
 		err := j.peek()
-		for errors.Is(err, errBadEntry) && j.pending() {
-			s.unreadable(err)
+		for err == nil && s.haveLast && !s.afterLast(j) {
 			j.advance()
-			err = nil
-			if j.pending() {
-				err = j.peek()
-			}
+			err = j.peek()
+		}
+		s.noteBad(j)
+		if errors.Is(err, errEnd) {
+			continue
 		}
 		if err != nil {
 			s.damaged(j, err)
-			continue
-		}
-		if !j.pending() {
 			continue
 		}
 		if m, ok := s.bound[j.head.boot]; ok && !j.final && j.head.monotonic > m {
@@ -225,6 +231,30 @@ func (s *Source) earliest() *jfile {
 		}
 	}
 	return best
+}
+
+// afterLast says whether j's next entry comes after the last one returned
+// (compare_with_location).
+func (s *Source) afterLast(j *jfile) bool {
+	a, l := &j.head, &s.last
+	switch {
+	case j.seqID == s.lastSeqID && a.seqnum != l.seqnum:
+		return a.seqnum > l.seqnum
+	case a.boot == l.boot && a.monotonic != l.monotonic:
+		return a.monotonic > l.monotonic
+	case a.realtime != l.realtime:
+		return a.realtime > l.realtime
+	}
+	return a.xor > l.xor
+}
+
+// noteBad counts and reports the entries j skipped as damaged since the last call.
+func (s *Source) noteBad(j *jfile) {
+	if j.bad > j.badSeen {
+		s.stats.Unreadable += int64(j.bad - j.badSeen)
+		s.o.Warnf("%s: skipped %d unreadable entries: %v", s.o.Name(), j.bad-j.badSeen, j.badErr)
+		j.badSeen = j.bad
+	}
 }
 
 // before says whether af's next entry comes before bf's, in sd-journal's order: by sequence

@@ -19,7 +19,7 @@ type Source struct{}
 func Open(backend.Options) (*Source, error) { return nil, errNotLinux }
 
 // ReadsAll is false: there is nothing to read here.
-func ReadsAll(string) bool { return false }
+func ReadsAll(string, string) bool { return false }
 
 func (*Source) Next(*ingest.Entry, time.Duration) (bool, error) { return false, errNotLinux }
 func (*Source) Close() error                                    { return nil }

@@ -1,0 +1,128 @@
+package native
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/specwatch/specwatch/internal/testjournal"
+)
+
+// jobject is one object of a journal file, as laid out: offset, type, size.
+type jobject struct {
+	off  uint64
+	typ  byte
+	size uint64
+}
+
+// objectsOf lists a whole journal file's objects, from the end of the header to the tail
+// object (objects are 8-byte aligned and back to back).
+func objectsOf(tb testing.TB, b []byte) []jobject {
+	tb.Helper()
+	le := binary.LittleEndian
+	off, tail := le.Uint64(b[88:]), le.Uint64(b[136:])
+	var out []jobject
+	for off <= tail && off+16 <= uint64(len(b)) {
+		size := le.Uint64(b[off+8:])
+		if size < 16 {
+			tb.Fatalf("object at %d has size %d", off, size)
+		}
+		out = append(out, jobject{off, b[off], size})
+		off += (size + 7) &^ 7
+	}
+	if len(out) == 0 || out[len(out)-1].off != tail {
+		tb.Fatalf("walked %d objects without reaching the tail object at %d", len(out), tail)
+	}
+	return out
+}
+
+// damaged makes the seeded copies of the journal file b: truncated at every object boundary,
+// and n copies with bytes changed where readers look: object headers (type, flags, size), the
+// fields of data and entry objects, entry-array items and links, hash-table items.
+func damaged(tb testing.TB, b []byte, seed uint64, n int) (names []string, copies [][]byte) {
+	objs := objectsOf(tb, b)
+	for _, o := range objs {
+		names = append(names, fmt.Sprintf("cut at %d (a type %d object)", o.off, o.typ))
+		copies = append(copies, b[:o.off])
+		mid := o.off + o.size/2
+		names = append(names, fmt.Sprintf("cut in the middle of the type %d object at %d", o.typ, o.off))
+		copies = append(copies, b[:mid])
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	byType := map[byte][]jobject{}
+	for _, o := range objs {
+		byType[o.typ] = append(byType[o.typ], o)
+	}
+	kinds := []struct {
+		typ  byte
+		what string
+		at   func(o jobject) uint64 // an offset within o
+	}{
+		{0, "object type", func(o jobject) uint64 { return o.off }},
+		{0, "object flags", func(o jobject) uint64 { return o.off + 1 }},
+		{0, "object size", func(o jobject) uint64 { return o.off + 8 + uint64(rng.IntN(8)) }},
+		{jobjData, "data object fields", func(o jobject) uint64 { return o.off + 16 + uint64(rng.IntN(48)) }},
+		{jobjData, "data payload", func(o jobject) uint64 { return o.off + 64 + uint64(rng.IntN(int(o.size-64))) }},
+		{jobjEntry, "entry seqnum, stamps, boot id", func(o jobject) uint64 { return o.off + 16 + uint64(rng.IntN(48)) }},
+		{jobjEntry, "entry items", func(o jobject) uint64 { return o.off + 64 + uint64(rng.IntN(int(o.size-64))) }},
+		{jobjEntryArray, "entry array link", func(o jobject) uint64 { return o.off + 16 + uint64(rng.IntN(8)) }},
+		{jobjEntryArray, "entry array items", func(o jobject) uint64 { return o.off + 24 + uint64(rng.IntN(int(o.size-24))) }},
+		{jobjDataHashTable, "data hash table", func(o jobject) uint64 { return o.off + 16 + uint64(rng.IntN(int(o.size-16))) }},
+	}
+	for len(copies) < len(objs)*2+n {
+		k := kinds[rng.IntN(len(kinds))]
+		pool := objs
+		if k.typ != 0 {
+			pool = byType[k.typ]
+		}
+		if len(pool) == 0 {
+			continue
+		}
+		o := pool[rng.IntN(len(pool))]
+		at := k.at(o)
+		c := append([]byte(nil), b...)
+		old := c[at]
+		if rng.IntN(2) == 0 {
+			c[at] ^= 1 << rng.IntN(8)
+		} else {
+			c[at] = byte(rng.IntN(256))
+		}
+		if c[at] == old {
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s of the type %d object at %d: byte %d %#x → %#x", k.what, o.typ, o.off, at, old, c[at]))
+		copies = append(copies, c)
+	}
+	return names, copies
+}
+
+// TestDiffDamaged: damaged copies of small journal files (compact and not, some fields
+// compressed), each read as libsystemd reads it; where libsystemd refuses a truncated file
+// whole, the native reader's entries must be the intact file's.
+func TestDiffDamaged(t *testing.T) {
+	requireSD(t)
+	root := t.TempDir()
+	ref := newRefReader()
+	defer ref.Close()
+	var cases []diffCase
+	for k, m := range []testjournal.Mode{{Compact: true, Keyed: true, Compress: true}, {Keyed: true}} {
+		p := remoteFile(t, root, m, func(w io.Writer) error { return remoteExport(w, 40, uint64(100+k)) })
+		orig, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		intact := ref.read(diffCase{dir: filepath.Dir(p)})
+		if intact.err != nil || len(intact.Entries) != 40 {
+			t.Fatalf("the intact file: %d entries, %v", len(intact.Entries), intact.err)
+		}
+		names, copies := damaged(t, orig, uint64(k), 300)
+		for i, c := range copies {
+			cases = append(cases, diffCase{name: m.String() + ": " + names[i], dir: oneFileDir(t, root, "system.journal", c), intact: intact.Entries})
+		}
+	}
+	runDiff(t, "damaged copies", cases)
+}
