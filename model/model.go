@@ -19,6 +19,7 @@ type Set struct {
 	overflow int64
 	units    map[string]int64 // last entry per "host\x00unit", for stale (live)
 	ukey     []byte
+	fitBuf   []float64 // the series' Theil–Sen scratch, shared: they are fitted one at a time
 }
 
 // NewSet returns an empty Set.
@@ -128,7 +129,7 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	if len(m.series) >= m.opts.MaxSeries {
 		return nil
 	}
-	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts)
+	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts, &m.fitBuf)
 	se.id = len(m.order)
 	m.series[string(k)] = se
 	m.order = append(m.order, se)

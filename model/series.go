@@ -86,7 +86,7 @@ type point struct {
 	idle                      bool
 }
 
-func newSeries(l Labels, opts *Options) *Series {
+func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 	se := &Series{
 		labels:    l,
 		opts:      opts,
@@ -95,7 +95,7 @@ func newSeries(l Labels, opts *Options) *Series {
 		short:     estimate.NewEWMA(opts.ShortHalfLife),
 		long:      estimate.NewEWMA(opts.LongHalfLife),
 		fit:       estimate.NewRLS(opts.Fit),
-		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{}),
+		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),

@@ -17,6 +17,11 @@ const (
 type TheilSenOptions struct {
 	Capacity int     // points kept (the most recent)
 	MinDX    float64 // pairs with |Δx| < MinDX are skipped
+	// Scratch, if set, is the fit's scratch space shared with other TheilSens that are never
+	// fitted at the same time (a model.Set's series, fitted one after another under its
+	// lock): one buffer instead of one per series, which at 256 series was 16 MB of the
+	// daemon's heap once the first report had been built.
+	Scratch *[]float64
 }
 
 // TheilSen is the robust reference fit of the step model: slope = median of
@@ -35,6 +40,7 @@ type TheilSen struct {
 	next, n int
 	minDX   float64
 	scratch []float64 // pairwise slopes, then residuals
+	shared  *[]float64
 }
 
 // NewTheilSen allocates the ring; the scratch space (the larger part) waits for the first Fit,
@@ -49,7 +55,7 @@ func NewTheilSen(o TheilSenOptions) TheilSen {
 		mdx = DefaultTheilSenMinDX
 	}
 	return TheilSen{
-		xs: make([]float64, c), ys: make([]float64, c), minDX: mdx,
+		xs: make([]float64, c), ys: make([]float64, c), minDX: mdx, shared: o.Scratch,
 	}
 }
 
@@ -79,9 +85,16 @@ func (t *TheilSen) Reset() { t.next, t.n = 0, 0 }
 // false when no pair of points is MinDX apart in x.
 func (t *TheilSen) Fit() (a, b float64, ok bool) {
 	n, xs, ys := t.n, t.xs, t.ys
-	if t.scratch == nil {
-		c := len(xs)
-		t.scratch = make([]float64, max(c*(c-1)/2, c))
+	c := len(xs)
+	need := max(c*(c-1)/2, c)
+	if t.shared != nil {
+		if len(*t.shared) < need {
+			*t.shared = make([]float64, need)
+		}
+		t.scratch = *t.shared
+		defer func() { t.scratch = nil }()
+	} else if t.scratch == nil {
+		t.scratch = make([]float64, need)
 	}
 	m := 0
 	for i := 0; i < n; i++ {

@@ -137,3 +137,28 @@ func BenchmarkTheilSenFit256(b *testing.B) {
 		ts.Fit()
 	}
 }
+
+// TestTheilSenSharedScratch: fits that share one scratch buffer, one after another, give
+// exactly what each gives with its own.
+func TestTheilSenSharedScratch(t *testing.T) {
+	var shared []float64
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 5 {
+		own := NewTheilSen(TheilSenOptions{})
+		sh := NewTheilSen(TheilSenOptions{Scratch: &shared})
+		for range 100 + rng.IntN(100) {
+			x := rng.Float64() * 30000
+			y := gtStep(x) * (1 + 0.05*rng.NormFloat64())
+			own.Add(x, y)
+			sh.Add(x, y)
+		}
+		a1, b1, ok1 := own.Fit()
+		a2, b2, ok2 := sh.Fit()
+		if a1 != a2 || b1 != b2 || ok1 != ok2 {
+			t.Fatalf("shared scratch: (%v, %v, %v), own: (%v, %v, %v)", a2, b2, ok2, a1, b1, ok1)
+		}
+	}
+	if len(shared) == 0 {
+		t.Fatal("the shared buffer was not used")
+	}
+}
