@@ -40,7 +40,8 @@ func (r *reading) get(s slot) (float64, bool) { return r.vals[s], r.has&(1<<s) !
 // Readings is one scrape's decoded content, reused across scrapes of a target.
 type Readings struct {
 	ranks   map[rankKey]*reading
-	Dropped int // ranks past MaxRanks, values that were not finite or negative counters
+	Dropped int          // ranks past MaxRanks, values that were not finite or negative counters
+	text    bytes.Buffer // an OpenMetrics body rewritten as text
 }
 
 // reset empties r for the next scrape, keeping its allocations.
@@ -62,11 +63,16 @@ var ErrFormat = errors.New("not a Prometheus exposition")
 
 // Decode parses one exposition body into r (emptied first). contentType picks the format as
 // the Content-Type header names it: OpenMetrics 1.0, the Prometheus text format (also when
-// the header is missing or unknown) or protobuf. Families specwatch does not know, and
+// the header is missing or unknown) or protobuf; OpenMetrics is rewritten as text first (see
+// openMetricsToText). Families specwatch does not know, and
 // _created series, are skipped. Decode does no I/O and keeps no reference to body.
 func Decode(body []byte, contentType string, r *Readings) error {
 	r.reset()
 	format := formatOf(contentType)
+	if format.FormatType() == expfmt.TypeOpenMetrics {
+		openMetricsToText(body, &r.text)
+		body, format = r.text.Bytes(), expfmt.NewFormat(expfmt.TypeTextPlain)
+	}
 	dec := expfmt.NewDecoder(bytes.NewReader(body), format)
 	var mf dto.MetricFamily
 	for {
@@ -100,10 +106,7 @@ func formatOf(contentType string) expfmt.Format {
 	}
 	switch mt {
 	case expfmt.OpenMetricsType:
-		if v := params["version"]; v == "" || v == expfmt.OpenMetricsVersion_0_0_1 || v == expfmt.OpenMetricsVersion_1_0_0 {
-			return expfmt.NewFormat(expfmt.TypeOpenMetrics)
-		}
-		return expfmt.Format(contentType)
+		return expfmt.NewFormat(expfmt.TypeOpenMetrics)
 	case expfmt.ProtoType:
 		if params["proto"] == expfmt.ProtoProtocol && params["encoding"] == "delimited" {
 			return expfmt.NewFormat(expfmt.TypeProtoDelim)
