@@ -63,7 +63,7 @@ var ErrFormat = errors.New("not a Prometheus exposition")
 
 // Decode parses one exposition body into r (emptied first). contentType picks the format as
 // the Content-Type header names it: OpenMetrics 1.0, the Prometheus text format (also when
-// the header is missing or unknown) or protobuf; OpenMetrics is rewritten as text first (see
+// the header is missing or unknown); OpenMetrics is rewritten as text first (see
 // openMetricsToText). Families specwatch does not know, and
 // _created series, are skipped. Decode does no I/O and keeps no reference to body.
 func Decode(body []byte, contentType string, r *Readings) error {
@@ -100,18 +100,16 @@ func formatOf(contentType string) expfmt.Format {
 	if contentType == "" {
 		return expfmt.NewFormat(expfmt.TypeTextPlain)
 	}
-	mt, params, err := mime.ParseMediaType(contentType)
+	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return expfmt.NewFormat(expfmt.TypeTextPlain)
 	}
 	switch mt {
 	case expfmt.OpenMetricsType:
 		return expfmt.NewFormat(expfmt.TypeOpenMetrics)
-	case expfmt.ProtoType:
-		if params["proto"] == expfmt.ProtoProtocol && params["encoding"] == "delimited" {
-			return expfmt.NewFormat(expfmt.TypeProtoDelim)
-		}
 	}
+	// Protobuf is not asked for and not decoded: expfmt reads it with no size limit, so a
+	// ten-byte body announcing an enormous message would make it allocate that much.
 	return expfmt.NewFormat(expfmt.TypeTextPlain)
 }
 

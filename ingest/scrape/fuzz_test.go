@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -43,4 +44,15 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("second decode: %v, %d ranks vs %d", err, again.Len(), r.Len())
 		}
 	})
+}
+
+// TestNoProtobuf: a delimited-protobuf body announcing a 1 TB message is not decoded as
+// protobuf (expfmt would try to allocate it) but refused as text.
+func TestNoProtobuf(t *testing.T) {
+	var r Readings
+	body := []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x20} // varint 2^40
+	err := Decode(body, "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited", &r)
+	if !errors.Is(err, ErrFormat) || r.Len() != 0 {
+		t.Fatalf("err %v, %d ranks", err, r.Len())
+	}
 }
