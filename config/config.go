@@ -27,6 +27,7 @@ type Config struct {
 	Model     ModelConfig       `yaml:"model"`
 	Aliases   map[string]string `yaml:"aliases"`
 	Rules     []RuleConfig      `yaml:"rules"`
+	Scrape    []ScrapeConfig    `yaml:"scrape"`
 }
 
 // RuleConfig is a regular-expression rule for a log shape no built-in parser knows; its named
@@ -149,6 +150,7 @@ func (c *Config) Validate() error {
 		bad("log.format", "%q: want auto, json, console or journald", c.Log.Format)
 	}
 	c.Model.validate(bad)
+	c.validateScrape(bad)
 	for k, v := range c.Aliases {
 		if _, err := aliasOf(v); err != nil {
 			bad("aliases."+k, "%v", err)
