@@ -40,6 +40,16 @@ type RuleConfig struct {
 	Units    map[string]string `yaml:"units"`
 }
 
+// ScrapeConfig is one engine /metrics endpoint to scrape (the `scrape:` list).
+type ScrapeConfig struct {
+	URL      string        `yaml:"url"`
+	Interval time.Duration `yaml:"interval"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// Labels: host (instead of the URL's host) and unit, so that the series joins the one the
+	// engine's logs make.
+	Labels map[string]string `yaml:"labels"`
+}
+
 // JournalConfig selects what to read.
 type JournalConfig struct {
 	Dir         string   `yaml:"dir"`

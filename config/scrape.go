@@ -8,16 +8,6 @@ import (
 	"github.com/specwatch/specwatch/ingest/scrape"
 )
 
-// ScrapeConfig is one engine /metrics endpoint to scrape (the `scrape:` list).
-type ScrapeConfig struct {
-	URL      string        `yaml:"url"`
-	Interval time.Duration `yaml:"interval"`
-	Timeout  time.Duration `yaml:"timeout"`
-	// Labels: host (instead of the URL's host) and unit, so that the series joins the one the
-	// engine's logs make.
-	Labels map[string]string `yaml:"labels"`
-}
-
 // Scrape defaults: an interval of 5 s, a timeout of 3 s (never more than the interval).
 const (
 	DefaultScrapeInterval = 5 * time.Second
