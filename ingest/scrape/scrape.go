@@ -66,7 +66,8 @@ type Options struct {
 	// Client does the requests; nil builds one that follows no redirects.
 	Client       *http.Client
 	MaxBodyBytes int64 // 0: DefaultMaxBodyBytes
-	// Warn is told of a target's first failure after a success, and of its recovery.
+	// Warn is told of a target's first failure (at the start or after a success) and of its
+	// recovery; the failures in between are only counted.
 	Warn func(target, msg string, err error)
 }
 
@@ -88,7 +89,8 @@ type target struct {
 	rd   Readings
 	prev map[rankKey]*prev
 	gen  int
-	up   bool
+	// state is 0 before the first scrape, then 1 while scrapes succeed, -1 while they fail.
+	state int8
 }
 
 // New checks the targets and builds the source.
@@ -174,16 +176,19 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 			m.up.WithLabelValues(t.name).Set(0)
 			m.failures.WithLabelValues(t.name, reason(err)).Inc()
 		}
-		if t.up && s.o.Warn != nil {
+		if t.state >= 0 && s.o.Warn != nil {
 			s.o.Warn(t.name, "scrape failed", err)
 		}
-		t.up = false
+		t.state = -1
 		return err
 	}
 	if m != nil {
 		m.up.WithLabelValues(t.name).Set(1)
 	}
-	t.up = true
+	if t.state < 0 && s.o.Warn != nil {
+		s.o.Warn(t.name, "scrape recovered", nil)
+	}
+	t.state = 1
 	n, resets := s.apply(t, start.UnixNano())
 	if m != nil {
 		m.samples.WithLabelValues(t.name).Add(float64(n))
