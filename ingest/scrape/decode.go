@@ -41,7 +41,7 @@ func (r *reading) get(s slot) (float64, bool) { return r.vals[s], r.has&(1<<s) !
 type Readings struct {
 	ranks   map[rankKey]*reading
 	Dropped int          // ranks past MaxRanks, values that were not finite or negative counters
-	text    bytes.Buffer // an OpenMetrics body rewritten as text
+	text    bytes.Buffer // the lines of the families read, as text (filterExposition)
 }
 
 // reset empties r for the next scrape, keeping its allocations.
@@ -63,17 +63,16 @@ var ErrFormat = errors.New("not a Prometheus exposition")
 
 // Decode parses one exposition body into r (emptied first). contentType picks the format as
 // the Content-Type header names it: OpenMetrics 1.0, the Prometheus text format (also when
-// the header is missing or unknown); OpenMetrics is rewritten as text first (see
-// openMetricsToText). Families specwatch does not know, and
+// the header is missing or unknown); only the lines of families specwatch reads are parsed,
+// OpenMetrics rewritten as text on the way (filterExposition). Families specwatch does not know, and
 // _created series, are skipped. Decode does no I/O and keeps no reference to body.
 func Decode(body []byte, contentType string, r *Readings) error {
 	r.reset()
-	format := formatOf(contentType)
-	if format.FormatType() == expfmt.TypeOpenMetrics {
-		openMetricsToText(body, &r.text)
-		body, format = r.text.Bytes(), expfmt.NewFormat(expfmt.TypeTextPlain)
+	om := formatOf(contentType).FormatType() == expfmt.TypeOpenMetrics
+	if err := filterExposition(body, om, &r.text); err != nil {
+		return fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	dec := expfmt.NewDecoder(bytes.NewReader(body), format)
+	dec := expfmt.NewDecoder(bytes.NewReader(r.text.Bytes()), expfmt.NewFormat(expfmt.TypeTextPlain))
 	var mf dto.MetricFamily
 	for {
 		mf.Reset()

@@ -165,7 +165,7 @@ type endpoint struct {
 	ctype string
 }
 
-func newEndpoint(t *testing.T) *endpoint {
+func newEndpoint(t testing.TB) *endpoint {
 	t.Helper()
 	e := &endpoint{ctype: "text/plain; version=0.0.4; charset=utf-8"}
 	e.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

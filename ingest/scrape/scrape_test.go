@@ -373,12 +373,17 @@ func TestDecodeSkips(t *testing.T) {
 	}
 }
 
-// TestOpenMetricsRewrite: the OpenMetrics-only syntax is rewritten, quoted '#' kept, and a
+// TestOpenMetricsRewrite: unread families go, the OpenMetrics-only syntax is rewritten, quoted
+// '#' kept, and a
 // 100 kB OpenMetrics body decodes in milliseconds, not the seconds of a general ABNF parser.
 func TestOpenMetricsRewrite(t *testing.T) {
 	var b bytes.Buffer
-	openMetricsToText([]byte("# TYPE a info\n# UNIT b seconds\na_info{x=\"1 # 2\"} 1 # {trace_id=\"k\"} 1.0 1.5\nb 2\n# EOF\n"), &b)
-	if want := "# TYPE a untyped\na_info{x=\"1 # 2\"} 1\nb 2\n"; b.String() != want {
+	in := "# TYPE sglang:token_usage info\n# UNIT sglang:token_usage ratio\n" +
+		"sglang:token_usage{x=\"1 # 2\"} 1 # {trace_id=\"k\"} 1.0 1.5\nother 3\n  sglang:gen_throughput 2\n# EOF\n"
+	if err := filterExposition([]byte(in), true, &b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "# TYPE sglang:token_usage untyped\nsglang:token_usage{x=\"1 # 2\"} 1\nsglang:gen_throughput 2\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 	var body strings.Builder
