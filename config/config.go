@@ -47,7 +47,10 @@ type ScrapeConfig struct {
 	Timeout  time.Duration `yaml:"timeout"`
 	// Labels: host (instead of the URL's host) and unit, so that the series joins the one the
 	// engine's logs make.
-	Labels map[string]string `yaml:"labels"`
+	Labels          map[string]string `yaml:"labels"`
+	BearerTokenFile string            `yaml:"bearer_token_file"`
+	BasicAuth       *ScrapeBasicAuth  `yaml:"basic_auth"`
+	TLS             *ScrapeTLS        `yaml:"tls"`
 }
 
 // JournalConfig selects what to read.

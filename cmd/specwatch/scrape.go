@@ -13,7 +13,10 @@ import (
 // pipeline of their own, beside the journal's, until stop is called (stop cancels and waits).
 // With no targets it does nothing.
 func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
-	targets := d.cfg.ScrapeTargets()
+	targets, err := d.cfg.ScrapeTargets()
+	if err != nil {
+		return nil, err
+	}
 	if len(targets) == 0 {
 		return func() {}, nil
 	}

@@ -28,8 +28,8 @@ func TestScrapeFlagReplacesTheList(t *testing.T) {
 	if err := f.apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	got := cfg.ScrapeTargets()
-	if len(got) != 2 || got[0].URL != "http://127.0.0.1:8000/metrics" || got[1].Interval != config.DefaultScrapeInterval {
+	got, err := cfg.ScrapeTargets()
+	if err != nil || len(got) != 2 || got[0].URL != "http://127.0.0.1:8000/metrics" || got[1].Interval != config.DefaultScrapeInterval {
 		t.Errorf("targets %+v", got)
 	}
 }

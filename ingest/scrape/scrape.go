@@ -12,6 +12,7 @@ package scrape
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,11 @@ type Target struct {
 	// Labels: "host" overrides the host taken from the URL and "unit" sets the unit, so that
 	// the series joins the one the engine's logs make (same host, unit, engine and rank).
 	Labels map[string]string
+	// BearerToken, or Username and Password (basic auth), if the endpoint wants either.
+	BearerToken        string
+	Username, Password string
+	// TLS configures an https target's client (nil: the system roots).
+	TLS *tls.Config
 }
 
 // Sink takes resolved samples; pipeline.Pipeline is one. Calls are serialized by the source.
@@ -82,13 +88,14 @@ type Source struct {
 // from elsewhere, as tests do).
 type target struct {
 	Target
-	name string // the URL without credentials: the metrics' target label
-	host string
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	rd   Readings
-	prev map[rankKey]*prev
-	gen  int
+	name   string // the URL without credentials: the metrics' target label
+	host   string
+	client *http.Client
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	rd     Readings
+	prev   map[rankKey]*prev
+	gen    int
 	// state is 0 before the first scrape, then 1 while scrapes succeed, -1 while they fail.
 	state int8
 }
@@ -116,7 +123,14 @@ func New(o Options) (*Source, error) {
 		if t.Interval <= 0 || t.Timeout <= 0 {
 			return nil, fmt.Errorf("scrape target %s: interval and timeout must be positive", u.Redacted())
 		}
-		tg := &target{Target: t, name: u.Redacted(), host: u.Hostname(), prev: map[rankKey]*prev{}}
+		tg := &target{Target: t, name: u.Redacted(), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client}
+		if t.TLS != nil {
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.TLSClientConfig = t.TLS
+			c := *o.Client
+			c.Transport = tr
+			tg.client = &c
+		}
 		if h := t.Labels["host"]; h != "" {
 			tg.host = h
 		}
@@ -210,7 +224,13 @@ func (s *Source) fetch(ctx context.Context, t *target) (string, error) {
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1")
 	req.Header.Set("User-Agent", "specwatch")
-	resp, err := s.o.Client.Do(req)
+	switch {
+	case t.BearerToken != "":
+		req.Header.Set("Authorization", "Bearer "+t.BearerToken)
+	case t.Username != "":
+		req.SetBasicAuth(t.Username, t.Password)
+	}
+	resp, err := t.client.Do(req)
 	if err != nil {
 		return "", err
 	}

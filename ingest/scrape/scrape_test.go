@@ -3,6 +3,8 @@ package scrape
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"math"
 	"net/http"
@@ -405,5 +407,41 @@ func TestOpenMetricsRewrite(t *testing.T) {
 	}
 	if r.Len() != MaxRanks {
 		t.Errorf("%d ranks", r.Len())
+	}
+}
+
+// TestAuthAndTLS: a bearer token and basic auth are sent, over https with the target's own
+// roots; a wrong token fails the scrape as http.
+func TestAuthAndTLS(t *testing.T) {
+	body := sglangText(sglangRank{0, 0, 3, 0.5, 4, 100})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, basic := r.BasicAuth()
+		if r.Header.Get("Authorization") != "Bearer s3cret" && !(basic && u == "prom" && p == "pw") {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	tlsc := &tls.Config{RootCAs: roots}
+	clk, sk := newFakeClock(), &sink{}
+	src := newSource(t, clk, sk, nil, 0,
+		Target{URL: srv.URL, BearerToken: "s3cret", TLS: tlsc},
+		Target{URL: srv.URL + "/b", Username: "prom", Password: "pw", TLS: tlsc},
+		Target{URL: srv.URL + "/c", BearerToken: "wrong", TLS: tlsc},
+		Target{URL: srv.URL + "/d", BearerToken: "s3cret"}) // the system roots do not know the test CA
+	for i, ok := range []bool{true, true, false, false} {
+		err := src.Scrape(context.Background(), i)
+		if (err == nil) != ok {
+			t.Errorf("target %d: err %v, want success %v", i, err, ok)
+		}
+		if err != nil && reason(err) != reasonHTTP {
+			t.Errorf("target %d: reason %s", i, reason(err))
+		}
+	}
+	if sk.len() != 2 {
+		t.Errorf("%d samples, want one per good target", sk.len())
 	}
 }
