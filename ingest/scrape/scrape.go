@@ -82,6 +82,9 @@ type Source struct {
 	o       Options
 	sinkMu  sync.Mutex
 	targets []*target
+	// bodies are the response buffers, shared: the targets' scrapes rarely overlap, so a few
+	// buffers serve them all instead of one body-sized buffer per target.
+	bodies sync.Pool
 }
 
 // target is one endpoint's state, touched only by its goroutine (mu covers a Scrape call made
@@ -92,7 +95,6 @@ type target struct {
 	host   string
 	client *http.Client
 	mu     sync.Mutex
-	buf    bytes.Buffer
 	rd     Readings
 	prev   map[rankKey]*prev
 	gen    int
@@ -177,9 +179,16 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	start := s.o.Clock.Now()
-	ctype, err := s.fetch(ctx, t)
+	buf, _ := s.bodies.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	ctype, err := s.fetch(ctx, t, buf)
 	if err == nil {
-		err = Decode(t.buf.Bytes(), ctype, &t.rd)
+		err = Decode(buf.Bytes(), ctype, &t.rd)
+	}
+	if buf.Cap() <= 1<<20 { // an exceptional body's buffer is left to the collector
+		s.bodies.Put(buf)
 	}
 	m := s.o.Metrics
 	if m != nil {
@@ -214,8 +223,8 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 // errSize marks a body past the bound.
 var errSize = errors.New("body larger than the bound")
 
-// fetch reads the body into t.buf, bounded in time and size, and returns its Content-Type.
-func (s *Source) fetch(ctx context.Context, t *target) (string, error) {
+// fetch reads the body into buf, bounded in time and size, and returns its Content-Type.
+func (s *Source) fetch(ctx context.Context, t *target, buf *bytes.Buffer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
@@ -238,11 +247,11 @@ func (s *Source) fetch(ctx context.Context, t *target) (string, error) {
 	if resp.StatusCode/100 != 2 {
 		return "", fmt.Errorf("HTTP status %s", resp.Status)
 	}
-	t.buf.Reset()
-	if _, err := t.buf.ReadFrom(io.LimitReader(resp.Body, s.o.MaxBodyBytes+1)); err != nil {
+	buf.Reset()
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, s.o.MaxBodyBytes+1)); err != nil {
 		return "", err
 	}
-	if int64(t.buf.Len()) > s.o.MaxBodyBytes {
+	if int64(buf.Len()) > s.o.MaxBodyBytes {
 		return "", fmt.Errorf("%w (%d bytes)", errSize, s.o.MaxBodyBytes)
 	}
 	return resp.Header.Get("Content-Type"), nil
