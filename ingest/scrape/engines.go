@@ -38,8 +38,8 @@ type metric struct {
 }
 
 // metrics maps a family name, with any "_total" suffix removed (the text format writes it on
-// the family, OpenMetrics only on the sample), to what it means. Every name was checked against
-// the engine's own source; docs/formats.md lists the files.
+// the family, OpenMetrics only on the sample), to what it means. The names, types and labels
+// were read in the engines' code, the files named above each block.
 var metrics = map[string]metric{
 	// vLLM v1: vllm/v1/spec_decode/metrics.py (SpecDecodingProm), vllm/v1/metrics/loggers.py;
 	// labels model_name, engine (the engine index), position on the per-position counter.
@@ -53,7 +53,11 @@ var metrics = map[string]metric{
 	"vllm:kv_cache_usage_perc":                     {parse.EngineVLLM, slotKVUsage},
 	"vllm:gpu_cache_usage_perc":                    {parse.EngineVLLM, slotKVUsage},
 
-	// llama.cpp server (--metrics): tools/server/server-task.cpp; no labels but position.
+	// llama.cpp server (--metrics): the Prometheus block of llama-server (tools/server, written
+	// with add_items("counter", …): "llamacpp:" + a name that already ends in _total, C++ stream
+	// formatting); no labels but position on the per-position counter. Read in a copy of that
+	// code that could not be tied to a ggml-org/llama.cpp commit: the _total suffix is optional
+	// here, so both spellings match.
 	"llamacpp:spec_decode_num_drafts":                  {parse.EngineLlamaCpp, slotDrafts},
 	"llamacpp:spec_decode_num_draft_tokens":            {parse.EngineLlamaCpp, slotDraftTokens},
 	"llamacpp:spec_decode_num_accepted_tokens":         {parse.EngineLlamaCpp, slotAccepted},
