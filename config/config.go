@@ -27,6 +27,7 @@ type Config struct {
 	Model     ModelConfig       `yaml:"model"`
 	Aliases   map[string]string `yaml:"aliases"`
 	Rules     []RuleConfig      `yaml:"rules"`
+	Scrape    []ScrapeConfig    `yaml:"scrape"`
 }
 
 // RuleConfig is a regular-expression rule for a log shape no built-in parser knows; its named
@@ -37,6 +38,19 @@ type RuleConfig struct {
 	Contains string            `yaml:"contains"`
 	Kind     string            `yaml:"kind"`
 	Units    map[string]string `yaml:"units"`
+}
+
+// ScrapeConfig is one engine /metrics endpoint to scrape (the `scrape:` list).
+type ScrapeConfig struct {
+	URL      string        `yaml:"url"`
+	Interval time.Duration `yaml:"interval"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// Labels: host (instead of the URL's host) and unit, so that the series joins the one the
+	// engine's logs make.
+	Labels          map[string]string `yaml:"labels"`
+	BearerTokenFile string            `yaml:"bearer_token_file"`
+	BasicAuth       *ScrapeBasicAuth  `yaml:"basic_auth"`
+	TLS             *ScrapeTLS        `yaml:"tls"`
 }
 
 // JournalConfig selects what to read.
@@ -153,6 +167,7 @@ func (c *Config) Validate() error {
 		bad("log.format", "%q: want auto, json, console or journald", c.Log.Format)
 	}
 	c.Model.validate(bad)
+	c.validateScrape(bad)
 	for k, v := range c.Aliases {
 		if _, err := aliasOf(v); err != nil {
 			bad("aliases."+k, "%v", err)

@@ -4,8 +4,8 @@ import "reflect"
 
 // RestartKeys names the keys whose change a reload cannot apply to a running daemon (the
 // journal it reads, where it listens, where its cursor lives, how it pushes, the log format,
-// the zone of zone-less timestamps), so the operator is told which ones wait for the next
-// restart. A reload applies the rest: log.level, aliases, rules, model. Empty when it applied
+// the scrape targets, the zone of zone-less timestamps), so the operator is told which ones wait
+// for the next restart. A reload applies the rest: log.level, aliases, rules, model. Empty when it applied
 // everything.
 func RestartKeys(old, cur Config) []string {
 	var keys []string
@@ -29,6 +29,9 @@ func RestartKeys(old, cur Config) []string {
 	}
 	if old.Log.Format != cur.Log.Format {
 		keys = append(keys, "log.format")
+	}
+	if !reflect.DeepEqual(old.Scrape, cur.Scrape) {
+		keys = append(keys, "scrape")
 	}
 	if old.Timezone != cur.Timezone {
 		keys = append(keys, "timezone")

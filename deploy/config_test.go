@@ -223,17 +223,19 @@ func TestExampleConfigChecks(t *testing.T) {
 	if r.Err != nil || r.Code != 0 || !strings.Contains(r.Stdout, "OK") {
 		t.Fatalf("specwatch check-config %s: exit %d %v\n%s", path, r.Code, r.Err, r.Output())
 	}
-	// The commented rules example loads too, uncommented.
+	// The commented rules and scrape examples load too, uncommented.
 	b, _ := os.ReadFile(path)
-	example := commentedExample(string(b), "rules:")
-	if example == "" {
-		t.Fatal("no commented rules: example in deploy/specwatch.yaml")
-	}
-	ex := filepath.Join(t.TempDir(), "rules.yaml")
-	os.WriteFile(ex, []byte(example), 0o644)
-	r = testharness.RunCmd(t, time.Minute, "", nil, bin, "check-config", ex)
-	if r.Err != nil || r.Code != 0 {
-		t.Errorf("the commented rules example does not load: exit %d\n%s\n%s", r.Code, example, r.Output())
+	for _, key := range []string{"rules:", "scrape:"} {
+		example := commentedExample(string(b), key)
+		if example == "" {
+			t.Fatalf("no commented %s example in deploy/specwatch.yaml", key)
+		}
+		ex := filepath.Join(t.TempDir(), "example.yaml")
+		os.WriteFile(ex, []byte(example), 0o644)
+		r = testharness.RunCmd(t, time.Minute, "", nil, bin, "check-config", ex)
+		if r.Err != nil || r.Code != 0 {
+			t.Errorf("the commented %s example does not load: exit %d\n%s\n%s", key, r.Code, example, r.Output())
+		}
 	}
 
 	// Strict decoding is what makes the key check above meaningful: a misspelt key fails.

@@ -55,9 +55,10 @@ const (
 	EngineVLLM
 	EngineLlamaCpp
 	EngineGeneric
+	EngineTRTLLM // TensorRT-LLM; seen only through its /metrics (ingest/scrape)
 )
 
-var engineNames = [...]string{"unknown", "sglang", "vllm", "llamacpp", "generic"}
+var engineNames = [...]string{"unknown", "sglang", "vllm", "llamacpp", "generic", "trtllm"}
 
 func (e Engine) String() string {
 	if int(e) < len(engineNames) {

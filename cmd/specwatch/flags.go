@@ -19,6 +19,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type runFlags struct {
 	config                         string
 	units, identifiers, pushLabels listFlag
+	scrape                         listFlag
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
 	namespace                      string
@@ -41,6 +42,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.pushURL, "push-url", "", "VictoriaMetrics import URL (…/api/v1/import/prometheus)")
 	fs.DurationVar(&f.pushInterval, "push-interval", 0, "push interval")
 	fs.Var(&f.pushLabels, "push-label", "extra label k=v on pushed metrics (repeatable)")
+	fs.Var(&f.scrape, "scrape", "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "", "auto, json, console, journald")
 }
@@ -53,6 +55,12 @@ func (f *runFlags) apply(cfg *config.Config) error {
 	}
 	if len(f.identifiers) > 0 {
 		cfg.Journal.Identifiers = f.identifiers
+	}
+	if len(f.scrape) > 0 {
+		cfg.Scrape = nil
+		for _, u := range f.scrape {
+			cfg.Scrape = append(cfg.Scrape, config.ScrapeConfig{URL: u})
+		}
 	}
 	for _, o := range []struct {
 		name string

@@ -84,6 +84,11 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer sddaemon.SdNotify(false, sddaemon.SdNotifyStopping)
 	return d.serve(ctx, func(ctx context.Context) error {
+		stopScrape, err := d.startScrape(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopScrape()
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
 		// own).
 		src, err := journal.Open(journal.Options{

@@ -24,7 +24,7 @@ var seriesLabels = []string{"host", "unit", "engine", "rank"}
 // freeLabels take arbitrary values; every other label's values form a fixed vocabulary that the
 // metric's row must list.
 var freeLabels = map[string]bool{"host": true, "unit": true, "engine": true, "rank": true,
-	"context": true, "version": true, "revision": true, "goversion": true}
+	"context": true, "version": true, "revision": true, "goversion": true, "target": true}
 
 var (
 	backticked = regexp.MustCompile("`([^`]+)`")
@@ -161,8 +161,10 @@ func TestMetricsDocumented(t *testing.T) {
 
 	if runtime.GOOS == "linux" {
 		dir := t.TempDir()
+		// a scrape target that refuses (nothing listens on port 1) makes the scrape families exist
 		d, addr := start(t, time.Minute, true, runAddr, "run", "--journal-dir", dir, "--state-dir", t.TempDir(),
-			"--journal-backend", "native", "--listen", "127.0.0.1:0", "--log-format", "json")
+			"--journal-backend", "native", "--listen", "127.0.0.1:0", "--log-format", "json",
+			"--scrape", "http://127.0.0.1:1/metrics")
 		poll(t, time.Minute, 100*time.Millisecond, "run on an empty journal: /-/ready and the journal counters", func() (bool, string) {
 			code, _, err := get(ctx, "http://"+addr+"/-/ready")
 			if err != nil || code != 200 {
@@ -172,8 +174,10 @@ func TestMetricsDocumented(t *testing.T) {
 			if err != nil {
 				return false, err.Error()
 			}
-			if fams["specwatch_journal_reopens_total"] == nil {
-				return false, "specwatch_journal_reopens_total not served"
+			for _, name := range []string{"specwatch_journal_reopens_total", "specwatch_scrape_failures_total"} {
+				if fams[name] == nil {
+					return false, name + " not served"
+				}
 			}
 			merge(fams)
 			return true, ""

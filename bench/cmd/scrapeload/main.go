@@ -1,0 +1,138 @@
+// Command scrapeload measures what scraping costs the daemon: it serves 16 vLLM-shaped
+// /metrics endpoints on loopback (speculative-decoding counters that grow, and the histograms
+// vLLM serves: about 45 kB each), runs `specwatch run` on an empty journal directory once
+// without and once with the 16 endpoints as --scrape targets (every 5 s, the default), and
+// prints, per run, the CPU share of one core and VmRSS / VmHWM over the measured window.
+//
+//	go build -o /tmp/specwatch ./cmd/specwatch && go run ./bench/cmd/scrapeload -bin /tmp/specwatch
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "specwatch", "the specwatch binary")
+	targets := flag.Int("targets", 16, "endpoints to scrape")
+	warm := flag.Duration("warm", 15*time.Second, "time before measuring")
+	measure := flag.Duration("measure", 60*time.Second, "measured window")
+	flag.Parse()
+	var urls []string
+	for i := range *targets {
+		urls = append(urls, serve(i))
+	}
+	for _, withScrape := range []bool{false, true} {
+		var args []string
+		if withScrape {
+			for _, u := range urls {
+				args = append(args, "--scrape", u)
+			}
+		}
+		cpu, rss, hwm := run(*bin, args, *warm, *measure)
+		fmt.Printf("scrape targets %2d: CPU %.3f %% of a core, VmRSS %.1f MB, VmHWM %.1f MB\n",
+			len(args)/2, cpu, rss/1024, hwm/1024)
+	}
+}
+
+// serve starts one engine endpoint on loopback and returns its URL.
+func serve(engine int) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var n atomic.Int64
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		w.Write([]byte(body(engine, float64(n.Add(1)))))
+	}))
+	return "http://" + ln.Addr().String() + "/metrics"
+}
+
+func body(engine int, k float64) string {
+	var b strings.Builder
+	l := fmt.Sprintf(`engine="%d",model_name="meta-llama/Llama-3.1-8B-Instruct"`, engine)
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"vllm:spec_decode_num_drafts", 1000 * k}, {"vllm:spec_decode_num_draft_tokens", 3000 * k},
+		{"vllm:spec_decode_num_accepted_tokens", 1700 * k}, {"vllm:generation_tokens", 9000 * k}} {
+		fmt.Fprintf(&b, "# HELP %s_total x\n# TYPE %s_total counter\n%s_total{%s} %.1f\n", c.name, c.name, c.name, l, c.v)
+		fmt.Fprintf(&b, "# HELP %s_created x\n# TYPE %s_created gauge\n%s_created{%s} 1.7e+09\n", c.name, c.name, c.name, l)
+	}
+	p := "vllm:spec_decode_num_accepted_tokens_per_pos"
+	fmt.Fprintf(&b, "# HELP %s_total x\n# TYPE %s_total counter\n", p, p)
+	for i, f := range []float64{800, 550, 350} {
+		fmt.Fprintf(&b, "%s_total{%s,position=\"%d\"} %.1f\n", p, l, i, f*k)
+	}
+	fmt.Fprintf(&b, "# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{%s} 8.0\n", l)
+	for h := range 14 {
+		name := fmt.Sprintf("vllm:histogram_%d_seconds", h)
+		fmt.Fprintf(&b, "# HELP %s x\n# TYPE %s histogram\n", name, name)
+		for i := range 20 {
+			fmt.Fprintf(&b, "%s_bucket{%s,le=\"%g\"} %d.0\n", name, l, 0.001*float64(int(1)<<i), 100*i)
+		}
+		fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} 2000.0\n%s_count{%s} 2000.0\n%s_sum{%s} 123.4\n", name, l, name, l, name, l)
+	}
+	return b.String()
+}
+
+// run starts the daemon, waits warm, and measures CPU (utime + stime) and memory over measure.
+func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB, hwmKB float64) {
+	dir, _ := os.MkdirTemp("", "scrapeload")
+	defer os.RemoveAll(dir)
+	os.Mkdir(dir+"/journal", 0o755)
+	args := append([]string{"run", "--journal-dir", dir + "/journal", "--journal-backend", "native",
+		"--state-dir", dir + "/state", "--listen", "127.0.0.1:0", "--log-format", "json", "--log-level", "warn"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := cmd.Process.Pid
+	time.Sleep(warm)
+	t0, c0 := time.Now(), cpuTicks(pid)
+	time.Sleep(measure)
+	t1, c1 := time.Now(), cpuTicks(pid)
+	rssKB, hwmKB = status(pid, "VmRSS:"), status(pid, "VmHWM:")
+	const hz = 100 // USER_HZ
+	return 100 * float64(c1-c0) / hz / t1.Sub(t0).Seconds(), rssKB, hwmKB
+}
+
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
+	s, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
+	return u + s
+}
+
+func status(pid int, key string) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
+			n, _ := strconv.ParseFloat(strings.Fields(v)[0], 64)
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,169 @@
+package scrape
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/specwatch/specwatch/parse"
+)
+
+// MaxRanks bounds the ranks one target may expose: a hostile or broken endpoint that invents
+// label values cannot grow the model past it (the rest are dropped and counted).
+const MaxRanks = 64
+
+// rankKey identifies one engine rank within a target.
+type rankKey struct {
+	engine parse.Engine
+	rank   string
+}
+
+// reading is what one scrape said about one rank: the values of the slots it carried.
+type reading struct {
+	has    uint32 // bit per slot
+	vals   [numSlots]float64
+	perPos [parse.MaxPerPosition]float64
+	nPos   int // positions 0..nPos-1 were seen
+}
+
+func (r *reading) set(s slot, v float64) { r.has |= 1 << s; r.vals[s] = v }
+
+func (r *reading) get(s slot) (float64, bool) { return r.vals[s], r.has&(1<<s) != 0 }
+
+// Readings is one scrape's decoded content, reused across scrapes of a target.
+type Readings struct {
+	ranks   map[rankKey]*reading
+	Dropped int          // ranks past MaxRanks, values that were not finite or negative counters
+	text    bytes.Buffer // the lines of the families read, as text (filterExposition)
+}
+
+// reset empties r for the next scrape, keeping its allocations.
+func (r *Readings) reset() {
+	if r.ranks == nil {
+		r.ranks = map[rankKey]*reading{}
+	}
+	for k := range r.ranks {
+		delete(r.ranks, k)
+	}
+	r.Dropped = 0
+}
+
+// Len is the number of ranks read.
+func (r *Readings) Len() int { return len(r.ranks) }
+
+// ErrFormat marks a body that is not a metrics exposition specwatch can read.
+var ErrFormat = errors.New("not a Prometheus exposition")
+
+// Decode parses one exposition body into r (emptied first). contentType picks the format as
+// the Content-Type header names it: OpenMetrics 1.0, the Prometheus text format (also when
+// the header is missing or unknown); only the lines of families specwatch reads are parsed,
+// OpenMetrics rewritten as text on the way (filterExposition). Families specwatch does not know, and
+// _created series, are skipped. Decode does no I/O and keeps no reference to body.
+func Decode(body []byte, contentType string, r *Readings) error {
+	r.reset()
+	om := formatOf(contentType).FormatType() == expfmt.TypeOpenMetrics
+	if err := filterExposition(body, om, &r.text); err != nil {
+		return fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	dec := expfmt.NewDecoder(bytes.NewReader(r.text.Bytes()), expfmt.NewFormat(expfmt.TypeTextPlain))
+	var mf dto.MetricFamily
+	for {
+		mf.Reset()
+		err := dec.Decode(&mf)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+		m, ok := lookup(mf.GetName())
+		if !ok {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			r.add(m, mt)
+		}
+	}
+}
+
+// formatOf maps a Content-Type to the decoder's format; text is the fallback, as Prometheus
+// itself does for a missing header.
+func formatOf(contentType string) expfmt.Format {
+	if contentType == "" {
+		return expfmt.NewFormat(expfmt.TypeTextPlain)
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return expfmt.NewFormat(expfmt.TypeTextPlain)
+	}
+	switch mt {
+	case expfmt.OpenMetricsType:
+		return expfmt.NewFormat(expfmt.TypeOpenMetrics)
+	}
+	// Protobuf is not asked for and not decoded: expfmt reads it with no size limit, so a
+	// ten-byte body announcing an enormous message would make it allocate that much.
+	return expfmt.NewFormat(expfmt.TypeTextPlain)
+}
+
+// add records one sample of a known family.
+func (r *Readings) add(m metric, mt *dto.Metric) {
+	labels := mt.GetLabel()
+	get := func(name string) string {
+		for _, l := range labels {
+			if l.GetName() == name {
+				return l.GetValue()
+			}
+		}
+		return ""
+	}
+	v, ok := value(mt)
+	if !ok || (m.slot.isCounter() && v < 0) {
+		r.Dropped++
+		return
+	}
+	k := rankKey{m.engine, rankOf(m.engine, get)}
+	rd := r.ranks[k]
+	if rd == nil {
+		if len(r.ranks) >= MaxRanks {
+			r.Dropped++
+			return
+		}
+		rd = new(reading)
+		r.ranks[k] = rd
+	}
+	if m.slot != slotPerPos {
+		rd.set(m.slot, v)
+		return
+	}
+	pos, err := strconv.Atoi(get("position"))
+	if err != nil || pos < 0 || pos >= parse.MaxPerPosition {
+		r.Dropped++
+		return
+	}
+	rd.has |= 1 << slotPerPos
+	rd.perPos[pos] = v
+	rd.nPos = max(rd.nPos, pos+1)
+}
+
+// value is a counter's, gauge's or untyped sample's value, if finite.
+func value(mt *dto.Metric) (float64, bool) {
+	var v float64
+	switch {
+	case mt.Counter != nil:
+		v = mt.Counter.GetValue()
+	case mt.Gauge != nil:
+		v = mt.Gauge.GetValue()
+	case mt.Untyped != nil:
+		v = mt.Untyped.GetValue()
+	default:
+		return 0, false
+	}
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+}
