@@ -149,16 +149,34 @@ func diffJournal(ref *refReader, c diffCase) (string, diffRead, diffRead) {
 		return compareReads(c, nat, sd), nat, sd
 	}
 	d := compareReads(c, nat, sd)
-	if d != "" && sameButCursors(nat.Entries, sd.Entries) {
+	if d != "" && (sameButCursors(nat.Entries, sd.Entries) || skippedUndecodable(nat)) {
 		// Reading to the end, the sdjournal backend formats a cursor only at the end of a
 		// batch, stepping back to that entry with sd_journal_previous; in a file whose sequence
 		// numbers go backwards that step lands elsewhere. journalctl has every cursor.
+		//
+		// A field libsystemd cannot decompress: enumerating an entry's fields
+		// (sd_journal_enumerate_data, what journalctl prints from) fails the entry, and
+		// journalctl skips it, as the native reader does; looking one field up
+		// (sd_journal_get_data, what the go-systemd backend reads through) passes over the
+		// object instead and returns the entry without it. The two libsystemd APIs disagree
+		// there; journalctl's reading decides.
 		jc := journalctlRead(c)
 		if compareReads(c, nat, jc) == "" {
 			return "", nat, sd
 		}
 	}
 	return d, nat, sd
+}
+
+// skippedUndecodable says whether the native reader skipped an entry for a field it could not
+// decompress.
+func skippedUndecodable(nat diffRead) bool {
+	for _, w := range nat.Warns {
+		if strings.Contains(w, errCompression.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameButCursors says whether two readings hold the same entries but for cursors.

@@ -163,7 +163,10 @@ func (j *jfile) payloadAt(off uint64, fresh bool) ([]byte, error) {
 	case jobjCompressedXZ:
 		out, err = j.unxz(p)
 		if err != nil {
-			return nil, fmt.Errorf("journal file %s: data object at %d: xz: %v: %w", j.path, off, err, errCompression)
+			// The field is passed over, as sd_journal_get_data passes over it (the differential
+			// harness: the entry with its other fields, in damaged copies and systemd's AFL
+			// journals alike).
+			return nil, fmt.Errorf("journal file %s: data object at %d: xz: %v: %w", j.path, off, err, errBadObject)
 		}
 	default:
 		err = errCompression
