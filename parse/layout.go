@@ -1,6 +1,9 @@
 package parse
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // layout is a record's keys in the order an engine version prints them, each after ", " (the
 // first after a blank) and before ": ". readLayout reads a line of exactly that shape with one
@@ -111,13 +114,7 @@ func readOneLayout(b []byte, pos int, l layout, s *Sample) bool {
 		// by a blank (readFields ends a field at ", ", and the value holds no comma before it),
 		// or, for the last field, when there is none; and when the value has no blank at either
 		// end (readFields trims them).
-		end := len(b)
-		for j, c := range b[vs:] {
-			if c == ',' {
-				end = vs + j
-				break
-			}
-		}
+		end := commaFrom(b, vs)
 		if k == len(l)-1 {
 			if end < len(b) {
 				return false
@@ -142,4 +139,26 @@ func readOneLayout(b []byte, pos int, l layout, s *Sample) bool {
 	return true
 }
 
+// commaFrom returns the index of the first ',' in b at or after i, or len(b). Values are short,
+// so it first looks at the 8 bytes from i at once (a zero byte of x^",,,,,,,," is a comma; the
+// lowest flagged byte of the classic test is always a true one), then byte by byte: on the
+// chatty corpus the byte loop alone was 129 M of analyze's 3,557 M instructions, 78 M this way
+// (analyze 3,548 M; cachegrind).
+func commaFrom(b []byte, i int) int {
+	if i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ 0x2c2c2c2c2c2c2c2c
+		if t := (x - 0x0101010101010101) &^ x & 0x8080808080808080; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+		i += 8
+	}
+	for j, c := range b[i:] {
+		if c == ',' {
+			return i + j
+		}
+	}
+	return len(b)
+}
+
+// isBlank's first test rejects most bytes at once: values start and end with a digit or a letter.
 func isBlank(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\n') }
