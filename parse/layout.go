@@ -125,7 +125,15 @@ func readOneLayout(b []byte, pos int, l layout, s *Sample) bool {
 		if end == vs || isBlank(b[vs]) || isBlank(b[end-1]) {
 			return false
 		}
-		if key.kind != noValue {
+		if key.kind == intValue {
+			// Counts, half of the fields, are read here rather than through readValue's switch
+			// (the same integer): analyze 3,523 → 3,479 M instructions on the chatty corpus,
+			// 2,452 → 2,439 M on the mixed one (cachegrind). Rates read here too gained nothing.
+			if x, ok := integer(b[vs:end]); !ok || !set(s, key.field, x) {
+				s.Why = ""
+				return false
+			}
+		} else if key.kind != noValue {
 			f, x, ok, known := readValue(key.field, key.kind, b[vs:end])
 			switch {
 			case !known:
