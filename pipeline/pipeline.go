@@ -112,8 +112,8 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		}
 	}
 	if r == parse.Ignored {
-		// Most lines: counted, and nothing else of applySample applies (instructions per line
-		// of analyze: the chatty corpus, 60 % ignored, 3,546 → 3,523 M, the mixed corpus 2,479 →
+		// Most lines: counted, and nothing else of applySample applies (analyze's instructions
+		// on the chatty corpus, 60 % ignored, 3,546 → 3,523 M, on the mixed corpus 2,479 →
 		// 2,452 M; cachegrind).
 		st.set.Count(r)
 		return
