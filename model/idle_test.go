@@ -50,28 +50,31 @@ func TestIdleMedianIncremental(t *testing.T) {
 	}
 }
 
+// BenchmarkIdleMedian reads the median and records a gap, as the idle detector does per point.
 func BenchmarkIdleMedian(b *testing.B) {
-	var d idleDetector
-	gaps := [...]float64{4, 4, 5, 4, 3, 4, 4, 8, 4, 5, 4, 4, 3}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
+	benchIdleGaps(b, func(d *idleDetector, gap float64) {
 		_ = d.median()
-		d.addGap(gaps[i%len(gaps)])
-		i++
-	}
+		d.addGap(gap)
+	})
 }
 
 // BenchmarkIdleMedianSort is what BenchmarkIdleMedian replaced: sorting the gaps per point.
 func BenchmarkIdleMedianSort(b *testing.B) {
+	benchIdleGaps(b, func(d *idleDetector, gap float64) {
+		_ = median(d.gaps[:min(d.ng, len(d.gaps))])
+		d.gaps[d.ng%len(d.gaps)] = gap
+		d.ng++
+	})
+}
+
+// benchIdleGaps feeds step a steady rhythm of gaps with a few outliers.
+func benchIdleGaps(b *testing.B, step func(d *idleDetector, gap float64)) {
 	var d idleDetector
 	gaps := [...]float64{4, 4, 5, 4, 3, 4, 4, 8, 4, 5, 4, 4, 3}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		_ = median(d.gaps[:min(d.ng, len(d.gaps))])
-		d.gaps[d.ng%len(d.gaps)] = gaps[i%len(gaps)]
-		d.ng++
+		step(&d, gaps[i%len(gaps)])
 		i++
 	}
 }
