@@ -47,3 +47,23 @@ func BenchmarkModelObserve(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
+
+// BenchmarkSetLookup finds the series of samples from four ranks of one unit, in turn, as the
+// chatty corpus has them.
+func BenchmarkSetLookup(b *testing.B) {
+	set := NewSet(Options{})
+	var ss [4]parse.Sample
+	for i := range ss {
+		ss[i] = parse.Sample{Engine: parse.EngineSGLang, Host: []byte("gpu07"), Unit: []byte("python3"),
+			Rank: []byte("DP" + string(rune('0'+i)) + " TP" + string(rune('0'+i)))}
+		set.lookup(&ss[i])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if set.lookup(&ss[i&3]) == nil {
+			b.Fatal("no series")
+		}
+		i++
+	}
+}

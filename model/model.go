@@ -19,7 +19,14 @@ type Set struct {
 	overflow int64
 	units    map[string]int64 // last entry per "host\x00unit", for stale (live)
 	ukey     []byte
-	fitBuf   []float64 // the series' Theil–Sen scratch, shared: they are fitted one at a time
+	fitBuf   []float64        // the series' Theil–Sen scratch, shared: they are fitted one at a time
+	recent   [16]recentSeries // lookup's cache, by the key's last byte and length
+}
+
+// recentSeries is a slot of lookup's cache: a series and its key.
+type recentSeries struct {
+	key string
+	se  *Series
 }
 
 // NewSet returns an empty Set.
@@ -116,6 +123,13 @@ func (m *Set) latestOn(host, unit []byte) *Series {
 }
 
 // lookup finds or creates the sample's series without allocating for an existing one.
+//
+// A series found is remembered in a slot chosen by its key's last byte and length, which tell
+// ranks apart ("DP0 TP0" … "DP3 TP3"), and the next sample with that key is answered by one
+// comparison instead of hashing it for the map: the map's lookup was 90 M of analyze's 3,598 M
+// instructions on the chatty corpus (400,000 samples, 4 series), with the cache 52 M (analyze
+// 3,557 M; cachegrind); BenchmarkSetLookup 316 → 212 instructions per op, 0.62× CPU time
+// (median of 7 alternated runs). Other keys in the slot fall back to the map.
 func (m *Set) lookup(s *parse.Sample) *Series {
 	k := append(m.key[:0], s.Host...)
 	k = append(k, 0)
@@ -123,7 +137,12 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	k = append(k, 0, byte(s.Engine), 0)
 	k = append(k, s.Rank...)
 	m.key = k
+	slot := &m.recent[(uint(k[len(k)-1])^uint(len(k))*5)%uint(len(m.recent))]
+	if slot.se != nil && slot.key == string(k) {
+		return slot.se
+	}
 	if se, ok := m.series[string(k)]; ok {
+		*slot = recentSeries{key: se.key, se: se}
 		return se
 	}
 	if len(m.series) >= m.opts.MaxSeries {
@@ -131,7 +150,8 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	}
 	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts, &m.fitBuf)
 	se.id = len(m.order)
-	m.series[string(k)] = se
+	se.key = string(k)
+	m.series[se.key] = se
 	m.order = append(m.order, se)
 	return se
 }

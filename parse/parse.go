@@ -93,6 +93,12 @@ func families(b []byte) uint8 {
 				fam |= f
 				break // one marker per record; classify looks for the rest
 			}
+		} else if i+3 < len(b) && b[i+3] == ':' && isDigit(b[i+2]) {
+			// The first colon of a clock, "09:00:01": the second follows a digit and cannot end a
+			// marker word either, so the search resumes after it. Nearly every line has such a
+			// clock after its journal prefix (SGLang's and vLLM's own stamps): analyze of the
+			// chatty corpus 3,635 → 3,598 M instructions, the mixed corpus 2,500 → 2,499 M (cachegrind).
+			i += 3
 		}
 		i++
 	}

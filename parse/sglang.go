@@ -40,7 +40,7 @@ func sglangDecode(b []byte, s *Sample) Result {
 		return malformed(s, "decode: no separator after lead")
 	}
 	s.Kind = KindDecode
-	if !readLayout(b, i, decodeLayouts[:], &decodeRecord, s) {
+	if !readLayout(b, i, decodeLayouts[:], s) {
 		it := fieldIter{b: b, pos: i, sep: ','}
 		if r := readFields(&it, s, &decodeRecord); r != Matched {
 			return r
@@ -57,47 +57,74 @@ var decodeRecord = fieldRecord{fragment: "decode: fragment without key", bad: "d
 
 // decodeField reads one field of the record; see fieldReader.
 func decodeField(key, val []byte) (f Field, x float64, ok, known bool) {
+	f, v := decodeKey(key)
+	return readValue(f, v, val)
+}
+
+// decodeKey names the field a decode record's key carries and how its value reads (noValue:
+// a key specwatch does not read). Layouts resolve their keys with it once, at start-up.
+func decodeKey(key []byte) (Field, valueKind) {
 	switch string(key) {
 	case "#running-req":
-		f = Running
-		x, ok = integer(val)
+		return Running, intValue
 	case "#queue-req":
-		f = Queue
-		x, ok = integer(val)
+		return Queue, intValue
 	case "#token", "#full token":
-		f = Context
-		x, ok = integer(val)
+		return Context, intValue
 	case "#gpu token":
 		// Hierarchical cache: GPU-resident KV is what the attention step reads.
-		f = Context
-		x, ok = integer(val)
+		return Context, intValue
 	case "token usage", "full token usage":
-		f = TokenUsage
-		x, ok = rate(val)
+		return TokenUsage, rateValue
 	case "accept len":
+		return Commit, commitValue
+	case "accept rate":
+		return AcceptRate, rateValue
+	case "cuda graph", "cpu graph", "npu graph":
+		return Graph, boolValue
+	case "gen throughput (token/s)":
+		return GenTPS, numberValue
+	case "#cached-token":
+		return CachedTokens, intValue
+	case "#retracted-req":
+		return Retracted, intValue
+	}
+	return 0, noValue // unknown or informational: order-free, extras tolerated
+}
+
+// valueKind is how a field's value reads.
+type valueKind uint8
+
+const (
+	noValue     valueKind = iota // not read
+	intValue                     // integer
+	rateValue                    // rate
+	commitValue                  // commitLen (0.00: no figure)
+	boolValue                    // boolean
+	numberValue                  // wholeNumber
+)
+
+// readValue reads val as kind says, for field f; see fieldReader.
+func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool) {
+	var x float64
+	var ok bool
+	switch kind {
+	case intValue:
+		x, ok = integer(val)
+	case rateValue:
+		x, ok = rate(val)
+	case commitValue:
 		var absent bool
 		x, absent, ok = commitLen(val)
 		if absent {
 			return 0, 0, false, false
 		}
-		f = Commit
-	case "accept rate":
-		f = AcceptRate
-		x, ok = rate(val)
-	case "cuda graph", "cpu graph", "npu graph":
-		f = Graph
+	case boolValue:
 		x, ok = boolean(val)
-	case "gen throughput (token/s)":
-		f = GenTPS
+	case numberValue:
 		x, ok = wholeNumber(val)
-	case "#cached-token":
-		f = CachedTokens
-		x, ok = integer(val)
-	case "#retracted-req":
-		f = Retracted
-		x, ok = integer(val)
 	default:
-		return 0, 0, false, false // unknown or informational: order-free, extras tolerated
+		return 0, 0, false, false
 	}
 	return f, x, ok, true
 }
@@ -109,7 +136,7 @@ func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
 		return malformed(s, "prefill: no separator after lead")
 	}
 	s.Kind = KindPrefill
-	if sep != ',' || !readLayout(b, i, prefillLayouts[:], &prefillRecord, s) {
+	if sep != ',' || !readLayout(b, i, prefillLayouts[:], s) {
 		it := fieldIter{b: b, pos: i, sep: sep}
 		if r := readFields(&it, s, &prefillRecord); r != Matched {
 			return r
@@ -125,32 +152,29 @@ var prefillRecord = fieldRecord{fragment: "prefill: fragment without key", bad: 
 
 // prefillField reads one field of the record; see fieldReader.
 func prefillField(key, val []byte) (f Field, x float64, ok, known bool) {
+	f, v := prefillKey(key)
+	return readValue(f, v, val)
+}
+
+// prefillKey is decodeKey for prefill records.
+func prefillKey(key []byte) (Field, valueKind) {
 	switch string(key) {
 	case "#new-seq", "#seq":
-		f = NewSeqs
-		x, ok = integer(val)
+		return NewSeqs, intValue
 	case "#new-token", "#new_token":
-		f = NewTokens
-		x, ok = integer(val)
+		return NewTokens, intValue
 	case "#cached-token", "#cached_token":
-		f = CachedTokens
-		x, ok = integer(val)
+		return CachedTokens, intValue
 	case "#running-req", "#running_req":
-		f = Running
-		x, ok = integer(val)
+		return Running, intValue
 	case "#queue-req", "#remaining_req":
-		f = Queue
-		x, ok = integer(val)
+		return Queue, intValue
 	case "token usage":
-		f = TokenUsage
-		x, ok = rate(val)
+		return TokenUsage, rateValue
 	case "input throughput (token/s)":
-		f = PromptTPS
-		x, ok = wholeNumber(val)
-	default:
-		return 0, 0, false, false
+		return PromptTPS, numberValue
 	}
-	return f, x, ok, true
+	return 0, noValue
 }
 
 // sglangRetract parses "... Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4 -> 0.7".

@@ -29,11 +29,22 @@ func (s *Stamp) offer(t Stamp) {
 }
 
 // clockAt parses "HH:MM:SS" with an optional fraction after '.' or ',' at b[i:].
+//
+// clockAt and dateAt check their bounds once and read their fixed-width digits from one
+// subslice, rather than through a bounds-checked call per part: on the chatty corpus, whose
+// sample lines carry two date-times each, they were 219 M of analyze's 3,721 M instructions,
+// 133 M after (analyze 3,721 → 3,635 M; mixed corpus 2,528 → 2,500 M; cachegrind).
 func clockAt(b []byte, i int, t *Stamp) (int, bool) {
-	h, ok1 := twoDigits(b, i)
-	m, ok2 := twoDigits(b, i+3)
-	s, ok3 := twoDigits(b, i+6)
-	if !ok1 || !ok2 || !ok3 || b[i+2] != ':' || b[i+5] != ':' || h > 23 || m > 59 || s > 60 {
+	if i < 0 || i+8 > len(b) {
+		return i, false
+	}
+	c := b[i : i+8]
+	h0, h1, m0, m1, s0, s1 := c[0]-'0', c[1]-'0', c[3]-'0', c[4]-'0', c[6]-'0', c[7]-'0'
+	if h0 > 9 || h1 > 9 || m0 > 9 || m1 > 9 || s0 > 9 || s1 > 9 || c[2] != ':' || c[5] != ':' {
+		return i, false
+	}
+	h, m, s := int(h0)*10+int(h1), int(m0)*10+int(m1), int(s0)*10+int(s1)
+	if h > 23 || m > 59 || s > 60 {
 		return i, false
 	}
 	t.Hour, t.Min, t.Sec = h, m, s
@@ -52,13 +63,20 @@ func clockAt(b []byte, i int, t *Stamp) (int, bool) {
 
 // dateAt parses "YYYY-MM-DD" at b[i:].
 func dateAt(b []byte, i int, t *Stamp) (int, bool) {
-	y, ok1 := digitsAt(b, i, 4)
-	mo, ok2 := twoDigits(b, i+5)
-	d, ok3 := twoDigits(b, i+8)
-	if !ok1 || !ok2 || !ok3 || b[i+4] != '-' || b[i+7] != '-' || !validDate(mo, d) {
+	if i < 0 || i+10 > len(b) {
 		return i, false
 	}
-	t.Year, t.Month, t.Day = y, mo, d
+	c := b[i : i+10]
+	y0, y1, y2, y3 := c[0]-'0', c[1]-'0', c[2]-'0', c[3]-'0'
+	mo0, mo1, d0, d1 := c[5]-'0', c[6]-'0', c[8]-'0', c[9]-'0'
+	if y0 > 9 || y1 > 9 || y2 > 9 || y3 > 9 || mo0 > 9 || mo1 > 9 || d0 > 9 || d1 > 9 || c[4] != '-' || c[7] != '-' {
+		return i, false
+	}
+	mo, d := int(mo0)*10+int(mo1), int(d0)*10+int(d1)
+	if !validDate(mo, d) {
+		return i, false
+	}
+	t.Year, t.Month, t.Day = int(y0)*1000+int(y1)*100+int(y2)*10+int(y3), mo, d
 	return i + 10, true
 }
 

@@ -117,7 +117,14 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 			st.set.Seen(e.Host, e.Unit, e.Time*1000)
 		}
 	}
-	if r != parse.Ignored && !p.stream.Resolve(e.Time, e.Host, e.Unit, s) {
+	if r == parse.Ignored {
+		// Most lines: counted, and nothing else of applySample applies (analyze's instructions
+		// on the chatty corpus, 60 % ignored, 3,546 → 3,523 M, on the mixed corpus 2,479 →
+		// 2,452 M; cachegrind).
+		st.set.Count(r)
+		return
+	}
+	if !p.stream.Resolve(e.Time, e.Host, e.Unit, s) {
 		r = parse.Malformed // a time no sample can carry is refused, never wrapped around
 	}
 	p.applySample(r, s)

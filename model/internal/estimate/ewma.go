@@ -38,6 +38,13 @@ type EWMA struct {
 	w, w2    float64
 	mean, s  float64
 	n        int
+	// The last gap and its decay 2^(−Δt/H). Engines log on a steady rhythm in whole seconds,
+	// so most updates repeat the previous gap and reuse its decay, the same float64 that
+	// math.Exp2 would return: BenchmarkEWMAUpdate 210 → 80 instructions per op (cachegrind),
+	// 0.36× CPU (median of 7 alternated runs); on the chatty corpus Exp2 and its ldexp were
+	// 66 M of analyze's 4,347 M instructions.
+	lastDT int64
+	lastD  float64
 }
 
 // NewEWMA returns an estimator with the given half-life. A half-life ≤ 0
@@ -55,7 +62,11 @@ func (e *EWMA) Update(t int64, v float64) {
 	d := 1.0
 	if e.n > 0 && t > e.t {
 		if e.halfLife > 0 {
-			d = math.Exp2(-float64(t-e.t) / e.halfLife)
+			dt := t - e.t
+			if dt != e.lastDT {
+				e.lastDT, e.lastD = dt, math.Exp2(-float64(dt)/e.halfLife)
+			}
+			d = e.lastD
 		} else {
 			d = 0
 		}

@@ -146,3 +146,36 @@ func BenchmarkEWMAUpdate(b *testing.B) {
 		e.Update(tm, 2.5)
 	}
 }
+
+// The decay of a repeated gap is reused: the estimates must be bit for bit those of computing
+// 2^(−Δt/H) on every update.
+func TestEWMACachedDecayExact(t *testing.T) {
+	const h = float64(90 * time.Second)
+	e := NewEWMA(90 * time.Second)
+	var w, w2, mean, s float64
+	rng := rand.New(rand.NewPCG(3, 4))
+	var tm, last int64
+	for i := range 5000 {
+		if i > 0 {
+			tm += []int64{0, 1, 2, 2, 2, 3, 7}[rng.IntN(7)] * nsPerSec
+		}
+		v := 4 + rng.NormFloat64()
+		e.Update(tm, v)
+		d := 1.0
+		if i > 0 && tm > last {
+			d = math.Exp2(-float64(tm-last) / h)
+		}
+		last = tm
+		w = d*w + 1
+		w2 = d*d*w2 + 1
+		delta := v - mean
+		mean += delta / w
+		s = d*s + delta*(v-mean)
+		if s < 0 {
+			s = 0
+		}
+		if e.Mean() != mean || e.w != w || e.w2 != w2 || e.s != s {
+			t.Fatalf("update %d: mean %v w %v, want %v %v", i, e.Mean(), e.w, mean, w)
+		}
+	}
+}

