@@ -1,6 +1,10 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
+)
 
 // fieldIter walks "key: value" pairs separated by sep and a space (", " for most lines, ". " for
 // SGLang's oldest prefill line). It never splits inside a key, so keys such as
@@ -62,7 +66,7 @@ func (it *fieldIter) next() (key, val []byte, ok bool) {
 		v++
 	}
 	it.valStart = v
-	return b[i:colon], trimSpace(b[v:end]), true
+	return b[i:colon], lex.TrimSpace(b[v:end]), true
 }
 
 // rate reads an acceptance or usage figure, either a fraction ("0.13") or a percentage
@@ -72,7 +76,7 @@ func rate(v []byte) (float64, bool) {
 	if pct {
 		v = v[:len(v)-1]
 	}
-	x, ok := wholeNumber(v)
+	x, ok := lex.WholeNumber(v)
 	if !ok {
 		return 0, false
 	}
@@ -84,7 +88,7 @@ func rate(v []byte) (float64, bool) {
 
 // withUnit reads "96.4 tokens/s" or "2 reqs": a number, then exactly the expected unit (or none).
 func withUnit(v []byte, unit string) (float64, bool) {
-	x, n := number(v)
+	x, n := lex.Number(v)
 	if n == 0 {
 		return 0, false
 	}
@@ -112,7 +116,7 @@ func boolean(v []byte) (float64, bool) {
 // commitLen reads a commit length. Its floor is 1 (the bonus token); a value below is damage.
 // SGLang prints 0.00 when no verify step ran in the interval: that is "no figure", not a figure.
 func commitLen(v []byte) (x float64, absent, ok bool) {
-	x, ok = wholeNumber(v)
+	x, ok = lex.WholeNumber(v)
 	if !ok {
 		return 0, false, false
 	}

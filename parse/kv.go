@@ -3,6 +3,8 @@ package parse
 import (
 	"bytes"
 	"math"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
 )
 
 // Alias maps a custom build's key to a Field; Scale converts its unit (0.001 for milliseconds).
@@ -68,11 +70,11 @@ func kvValue(a Alias, v []byte) (float64, bool) {
 	case AcceptRate:
 		return rate(v)
 	case Running, Context, BlockSize, TreeBudget:
-		return integer(v)
+		return lex.Integer(v)
 	case StepSeconds:
 		return stepSeconds(a, v)
 	}
-	x, ok := wholeNumber(v)
+	x, ok := lex.WholeNumber(v)
 	if a.Field == AcceptedDepth || a.Field == AcceptedDrafts {
 		ok = ok && x <= 64
 	}
@@ -89,7 +91,7 @@ func scale(x, f float64) float64 {
 }
 
 func stepSeconds(a Alias, v []byte) (float64, bool) {
-	x, n := number(v)
+	x, n := lex.Number(v)
 	if n == 0 {
 		return 0, false
 	}
@@ -191,7 +193,7 @@ const (
 func llamaCpp(b []byte, s *Sample) Result {
 	s.Kind = KindSpec
 	i := len("draft acceptance rate = ")
-	x, n := number(b[i:])
+	x, n := lex.Number(b[i:])
 	if n == 0 || x > 1 {
 		return malformed(s, "llama.cpp: bad rate")
 	}
@@ -217,7 +219,7 @@ func countAfter(b []byte, i *int, lead, tail string) (float64, bool) {
 	for j < len(b) && b[j] == ' ' {
 		j++
 	}
-	x, n := number(b[j:])
+	x, n := lex.Number(b[j:])
 	if n == 0 || !bytes.HasPrefix(b[j+n:], []byte(tail)) {
 		return 0, false
 	}

@@ -3,6 +3,8 @@ package parse
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
 )
 
 // layout is a record's keys in the order an engine version prints them, each after ", " (the
@@ -129,7 +131,7 @@ func readOneLayout(b []byte, pos int, l layout, s *Sample) bool {
 			// Counts, half of the fields, are read here rather than through readValue's switch
 			// (the same integer): analyze 3,523 → 3,479 M instructions on the chatty corpus,
 			// 2,452 → 2,439 M on the mixed one (cachegrind). Rates read here too gained nothing.
-			if x, ok := integer(b[vs:end]); !ok || !set(s, key.field, x) {
+			if x, ok := lex.Integer(b[vs:end]); !ok || !set(s, key.field, x) {
 				s.Why = ""
 				return false
 			}

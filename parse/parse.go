@@ -3,6 +3,8 @@ package parse
 import (
 	"bytes"
 	"strings"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
 )
 
 // Options extend the built-in formats.
@@ -40,11 +42,11 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 		}
 		return p.rules(line, s)
 	}
-	if hasANSI(line) {
-		p.scratch = stripANSI(p.scratch[:0], line)
+	if lex.HasANSI(line) {
+		p.scratch = lex.StripANSI(p.scratch[:0], line)
 		line = p.scratch
 	}
-	line = trimSpace(line)
+	line = lex.TrimSpace(line)
 	if r := p.classify(line, fam, s); r != Ignored || len(p.opts.Rules) == 0 {
 		return r
 	}
@@ -93,7 +95,7 @@ func families(b []byte) uint8 {
 				fam |= f
 				break // one marker per record; classify looks for the rest
 			}
-		} else if i+3 < len(b) && b[i+3] == ':' && isDigit(b[i+2]) {
+		} else if i+3 < len(b) && b[i+3] == ':' && lex.IsDigit(b[i+2]) {
 			// The first colon of a clock, "09:00:01": the second follows a digit and cannot end a
 			// marker word either, so the search resumes after it. Nearly every line has such a
 			// clock after its journal prefix (SGLang's and vLLM's own stamps): analyze of the
@@ -134,8 +136,8 @@ func afterISOStamp(b []byte) int {
 
 // isClock reports whether c is "hh:mm:ss" in shape: two digits, a colon, two, a colon, two.
 func isClock(c []byte) bool {
-	return len(c) == 8 && isDigit(c[0]) && isDigit(c[1]) && c[2] == ':' && isDigit(c[3]) && isDigit(c[4]) &&
-		c[5] == ':' && isDigit(c[6]) && isDigit(c[7])
+	return len(c) == 8 && lex.IsDigit(c[0]) && lex.IsDigit(c[1]) && c[2] == ':' && lex.IsDigit(c[3]) && lex.IsDigit(c[4]) &&
+		c[5] == ':' && lex.IsDigit(c[6]) && lex.IsDigit(c[7])
 }
 
 // leadFamily finds a marker word where engines put it, at the start of the message: at the
@@ -341,17 +343,17 @@ func engineLead(b []byte, at int, s *Sample) int {
 	head := b[:at-2]
 	// The engine index is the run of digits that ends head, preceded by "Engine ".
 	d := len(head)
-	for d > 0 && isDigit(head[d-1]) {
+	for d > 0 && lex.IsDigit(head[d-1]) {
 		d--
 	}
-	if _, ok := integer(head[d:]); ok && bytes.HasSuffix(head[:d], []byte("Engine ")) {
+	if _, ok := lex.Integer(head[d:]); ok && bytes.HasSuffix(head[:d], []byte("Engine ")) {
 		e := d - len("Engine ")
 		s.Rank = head[e:]
 		return e
 	}
 	if bytes.HasSuffix(head, []byte(" Engines Aggregated")) {
 		e := len(head) - len(" Engines Aggregated")
-		for e > 0 && isDigit(head[e-1]) {
+		for e > 0 && lex.IsDigit(head[e-1]) {
 			e--
 		}
 		s.Rank = head[e:]

@@ -1,6 +1,10 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
+)
 
 // prefix reads everything the engines, journald and container runtimes put before a record's
 // marker: timestamps, host and identifier, rank tags, process tags. Each recogniser applies at
@@ -38,7 +42,7 @@ func prefix(b []byte, s *Sample) {
 			s.Proc = b[i+1 : i+j]
 			s.Engine = EngineVLLM
 			i += j + 1
-		case isDigit(c):
+		case lex.IsDigit(c):
 			j, kind := digitPrefix(b, i, s, &t, done&(fISO|fBracket|fPyLog) != 0)
 			switch kind {
 			case fISO, fBracket, fPyLog:
@@ -154,7 +158,7 @@ func digitPrefix(b []byte, i int, s *Sample, t *Stamp, haveDate bool) (int, uint
 func sglangTag(b []byte, i int, s *Sample, t *Stamp) (int, bool) {
 	if bytes.HasPrefix(b[i:], []byte("gpu=")) {
 		j := i + 4
-		for j < len(b) && isDigit(b[j]) {
+		for j < len(b) && lex.IsDigit(b[j]) {
 			j++
 		}
 		if j == i+4 || j >= len(b) || b[j] != ']' {
@@ -189,7 +193,7 @@ func rankTags(b []byte, i int, s *Sample) (int, bool) {
 			k++
 		}
 		digits := k
-		for k < len(b) && isDigit(b[k]) {
+		for k < len(b) && lex.IsDigit(b[k]) {
 			k++
 		}
 		if digits == letters || k == digits {
@@ -281,7 +285,7 @@ func vllmLevel(b []byte, i int, t *Stamp) (int, bool) {
 // composeService parses docker-compose's "vllm-1  | ".
 func composeService(b []byte, i int, s *Sample) (int, bool) {
 	j := i
-	for j < len(b) && (isWordByte(b[j]) || b[j] == '-') {
+	for j < len(b) && (lex.IsWordByte(b[j]) || b[j] == '-') {
 		j++
 	}
 	if j == i {

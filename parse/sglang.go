@@ -1,6 +1,10 @@
 package parse
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
+)
 
 // malformed records why a marked line failed and returns Malformed.
 func malformed(s *Sample, why string) Result {
@@ -21,7 +25,7 @@ func afterLead(b []byte, lead int) (int, bool) {
 			return 0, false
 		}
 		for _, c := range b[i+2 : i+j] {
-			if !isDigit(c) {
+			if !lex.IsDigit(c) {
 				return 0, false
 			}
 		}
@@ -110,7 +114,7 @@ func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool)
 	var ok bool
 	switch kind {
 	case intValue:
-		x, ok = integer(val)
+		x, ok = lex.Integer(val)
 	case rateValue:
 		x, ok = rate(val)
 	case commitValue:
@@ -122,7 +126,7 @@ func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool)
 	case boolValue:
 		x, ok = boolean(val)
 	case numberValue:
-		x, ok = wholeNumber(val)
+		x, ok = lex.WholeNumber(val)
 	default:
 		return 0, 0, false, false
 	}
@@ -187,7 +191,7 @@ func sglangRetract(b []byte, s *Sample) Result {
 			break
 		}
 		if string(key) == "#retracted_reqs" {
-			x, ok := integer(val)
+			x, ok := lex.Integer(val)
 			if !ok {
 				return malformed(s, "retract: bad value")
 			}

@@ -1,5 +1,7 @@
 package parse
 
+import "github.com/specwatch/specwatch/parse/internal/lex"
+
 // Precision ranks how much of an absolute instant a timestamp pins down. When a line carries
 // several (a docker timestamp, a journald prefix and the engine's own), the highest wins.
 type Precision uint8
@@ -49,10 +51,10 @@ func clockAt(b []byte, i int, t *Stamp) (int, bool) {
 	}
 	t.Hour, t.Min, t.Sec = h, m, s
 	i += 8
-	if i < len(b) && (b[i] == '.' || b[i] == ',') && i+1 < len(b) && isDigit(b[i+1]) {
+	if i < len(b) && (b[i] == '.' || b[i] == ',') && i+1 < len(b) && lex.IsDigit(b[i+1]) {
 		i++
 		scale, nano := 100000000, 0
-		for ; i < len(b) && isDigit(b[i]); i++ {
+		for ; i < len(b) && lex.IsDigit(b[i]); i++ {
 			nano += int(b[i]-'0') * scale
 			scale /= 10
 		}
@@ -108,7 +110,7 @@ func zoneAt(b []byte, i int, t *Stamp) (int, bool) {
 	if b[i] != '+' && b[i] != '-' {
 		return i, false
 	}
-	hh, ok := twoDigits(b, i+1)
+	hh, ok := lex.TwoDigits(b, i+1)
 	if !ok {
 		return i, false
 	}
@@ -116,7 +118,7 @@ func zoneAt(b []byte, i int, t *Stamp) (int, bool) {
 	if j < len(b) && b[j] == ':' {
 		j++
 	}
-	mm, ok := twoDigits(b, j)
+	mm, ok := lex.TwoDigits(b, j)
 	if !ok || hh > 14 || mm > 59 {
 		return i, false
 	}
@@ -171,13 +173,13 @@ func syslogStampAt(b []byte, i int, t *Stamp) (int, bool) {
 	}
 	var d int
 	if b[i+4] == ' ' {
-		v, ok := digitsAt(b, i+5, 1)
+		v, ok := lex.DigitsAt(b, i+5, 1)
 		if !ok {
 			return i, false
 		}
 		d = v
 	} else {
-		v, ok := twoDigits(b, i+4)
+		v, ok := lex.TwoDigits(b, i+4)
 		if !ok {
 			return i, false
 		}
@@ -197,8 +199,8 @@ func syslogStampAt(b []byte, i int, t *Stamp) (int, bool) {
 
 // vllmStampAt parses vLLM's year-less "11-20 09:00:01[.123]".
 func vllmStampAt(b []byte, i int, t *Stamp) (int, bool) {
-	mo, ok1 := twoDigits(b, i)
-	d, ok2 := twoDigits(b, i+3)
+	mo, ok1 := lex.TwoDigits(b, i)
+	d, ok2 := lex.TwoDigits(b, i+3)
 	if !ok1 || !ok2 || b[i+2] != '-' || i+5 >= len(b) || b[i+5] != ' ' || !validDate(mo, d) {
 		return i, false
 	}

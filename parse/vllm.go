@@ -1,5 +1,7 @@
 package parse
 
+import "github.com/specwatch/specwatch/parse/internal/lex"
+
 // trimDot drops the full stop vLLM v0 puts at the end of its lines ("... 0.0%.").
 func trimDot(b []byte) []byte {
 	if len(b) > 0 && b[len(b)-1] == '.' {
@@ -112,7 +114,7 @@ func perPosition(it *fieldIter, s *Sample) bool {
 	b := it.b
 	i := it.valStart
 	for {
-		x, n := number(b[i:])
+		x, n := lex.Number(b[i:])
 		if n == 0 || x > 1 || s.NPos == MaxPerPosition {
 			return false
 		}
@@ -120,7 +122,7 @@ func perPosition(it *fieldIter, s *Sample) bool {
 		s.NPos++
 		i += n
 		// Another value follows only as ", <digit>"; anything else ends the list.
-		if i+2 < len(b) && b[i] == ',' && b[i+1] == ' ' && isDigit(b[i+2]) {
+		if i+2 < len(b) && b[i] == ',' && b[i+1] == ' ' && lex.IsDigit(b[i+2]) {
 			i += 2
 			continue
 		}
@@ -162,16 +164,16 @@ func specV0Field(key, val []byte) (f Field, x float64, ok, known bool) {
 		x, ok = rate(val)
 	case "Number of speculative tokens":
 		f = SpecTokens
-		x, ok = integer(val)
+		x, ok = lex.Integer(val)
 	case "Number of accepted tokens":
 		f = Accepted
-		x, ok = integer(val)
+		x, ok = lex.Integer(val)
 	case "Number of draft tokens", "Number of draft tokens tokens":
 		f = Drafted
-		x, ok = integer(val)
+		x, ok = lex.Integer(val)
 	case "Number of emitted tokens":
 		f = Emitted
-		x, ok = integer(val)
+		x, ok = lex.Integer(val)
 	default:
 		return 0, 0, false, false
 	}

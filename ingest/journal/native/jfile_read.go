@@ -123,6 +123,13 @@ func (j *jfile) fill() error {
 			off = binary.LittleEndian.Uint64(raw[k*8:])
 		}
 		j.queue = append(j.queue, off)
+		// Linked, so complete, and everything before it: one cache refresh per fill, not one
+		// per entry. Raised only in peek, every entry of a unit's list (offsets that grow past
+		// each block's safe offset) re-read its block: analyze of the 1M corpus' unit made 9×
+		// the preads (513,579 vs 55,807) and took 0.62 s of system time instead of 0.21.
+		if off != 0 {
+			j.safe = max(j.safe, off)
+		}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package parse
+package lex
 
 import "bytes"
 
@@ -6,15 +6,15 @@ import "bytes"
 // "\uFFFD[1;36m" behind, which must be stripped like the real escape.
 var replacement = []byte("\xef\xbf\xbd")
 
-// hasANSI looks for an escape or a replacement character. Most lines have neither, and a byte
+// HasANSI looks for an escape or a replacement character. Most lines have neither, and a byte
 // search for the replacement's first byte rules it out more cheaply than a substring search.
-func hasANSI(b []byte) bool {
+func HasANSI(b []byte) bool {
 	return bytes.IndexByte(b, 0x1b) >= 0 || bytes.IndexByte(b, replacement[0]) >= 0 && bytes.Contains(b, replacement)
 }
 
-// stripANSI appends b to dst without CSI sequences ("ESC [ params letter"), so that colour codes
+// StripANSI appends b to dst without CSI sequences ("ESC [ params letter"), so that colour codes
 // around vLLM's level or SGLang's prefix do not hide them from the prefix walk.
-func stripANSI(dst, b []byte) []byte {
+func StripANSI(dst, b []byte) []byte {
 	for i := 0; i < len(b); {
 		n := 0
 		switch {
@@ -33,7 +33,7 @@ func stripANSI(dst, b []byte) []byte {
 			continue
 		}
 		j := i + n + 1
-		for j < len(b) && (isDigit(b[j]) || b[j] == ';') {
+		for j < len(b) && (IsDigit(b[j]) || b[j] == ';') {
 			j++
 		}
 		if j < len(b) && (b[j] >= 'A' && b[j] <= 'Z' || b[j] >= 'a' && b[j] <= 'z') {

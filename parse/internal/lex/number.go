@@ -1,4 +1,7 @@
-package parse
+// Package lex holds the byte-level readers package parse is built from: plain decimals, digit
+// runs, word bytes, ANSI colour codes. They are allocation-free and inlined into parse's hot
+// paths; a package of their own keeps parse itself to its engines' formats.
+package lex
 
 // pow10 holds the exact powers of ten a float64 can represent, so that mantissa/10^k is one
 // correctly rounded division (Clinger's fast path) and "2.90" reads exactly as strconv would.
@@ -9,13 +12,13 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // (a glued record, a cut line) and must not turn into a plausible value.
 const maxDigits = 15
 
-// number reads a plain non-negative decimal at the start of b: digits, optionally '.' and at
+// Number reads a plain non-negative decimal at the start of b: digits, optionally '.' and at
 // least one more digit. Signs, exponents, hex, nan and inf are refused on purpose: no engine
 // prints them for these fields, so seeing one means the line is not what it claims to be.
 // It returns the value and the bytes consumed (0 when b does not start with a valid number);
 // callers decide what may follow ("1e309" and "0x10" stop after their first digit and then fail
 // their caller's check of the rest).
-func number(b []byte) (float64, int) {
+func Number(b []byte) (float64, int) {
 	var mant uint64
 	i := 0
 	for ; i < len(b) && b[i]-'0' <= 9; i++ {
@@ -46,17 +49,17 @@ func number(b []byte) (float64, int) {
 	return float64(mant) / pow10[frac], i
 }
 
-// wholeNumber is number that must consume all of b.
-func wholeNumber(b []byte) (float64, bool) {
-	v, n := number(b)
+// WholeNumber is number that must consume all of b.
+func WholeNumber(b []byte) (float64, bool) {
+	v, n := Number(b)
 	return v, n > 0 && n == len(b)
 }
 
-// integer is wholeNumber restricted to counts, which engines print without a fraction: all of b
+// Integer is wholeNumber restricted to counts, which engines print without a fraction: all of b
 // digits, at most maxDigits of them (its value on failure is 0; callers ignore it). One pass
 // instead of a search for '.' before number: analyze of the chatty corpus 3,799 → 3,721 M
 // instructions, the mixed corpus 2,552 → 2,528 M (cachegrind).
-func integer(b []byte) (float64, bool) {
+func Integer(b []byte) (float64, bool) {
 	if len(b) == 0 || len(b) > maxDigits {
 		return 0, false
 	}
@@ -70,14 +73,14 @@ func integer(b []byte) (float64, bool) {
 	return float64(mant), true
 }
 
-func isWordByte(c byte) bool {
+func IsWordByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.'
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// digitsAt reads exactly n digits at b[i:], for fixed-width timestamp parts.
-func digitsAt(b []byte, i, n int) (int, bool) {
+// DigitsAt reads exactly n digits at b[i:], for fixed-width timestamp parts.
+func DigitsAt(b []byte, i, n int) (int, bool) {
 	if i < 0 || i+n > len(b) {
 		return 0, false
 	}
@@ -91,9 +94,9 @@ func digitsAt(b []byte, i, n int) (int, bool) {
 	return v, true
 }
 
-// twoDigits is digitsAt(b, i, 2) without the loop: timestamps are made of two-digit parts, and
+// TwoDigits is DigitsAt(b, i, 2) without the loop: timestamps are made of two-digit parts, and
 // an engine line's prefix holds a dozen of them.
-func twoDigits(b []byte, i int) (int, bool) {
+func TwoDigits(b []byte, i int) (int, bool) {
 	if i < 0 || i+2 > len(b) {
 		return 0, false
 	}
@@ -101,8 +104,8 @@ func twoDigits(b []byte, i int) (int, bool) {
 	return int(d0)*10 + int(d1), d0 <= 9 && d1 <= 9
 }
 
-// trimSpace trims ASCII blanks without the Unicode tables of bytes.TrimSpace.
-func trimSpace(b []byte) []byte {
+// TrimSpace trims ASCII blanks without the Unicode tables of bytes.TrimSpace.
+func TrimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}
