@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,8 +149,17 @@ func checkOracle(t *testing.T, ref *refReader, c diffCase, got, intact []journal
 	allowed, asked := sd.Entries, false
 	if len(sd.Entries) == 0 && claimsMore(c.dir) {
 		// libsystemd skips a file shorter than its header says whole; the native reader reads
-		// what it holds (docs/journal.md), which must be the intact file's entries
-		allowed = append(allowed, intact...)
+		// what it holds (docs/journal.md), which must be the intact file's entries. Their
+		// cursors carry the header's sequence-number id, which the same damage may have
+		// changed (a patch across seqnum_id and header_size): that part of the cursor is the
+		// file's, not the entry's, so it is left out of the comparison.
+		for _, e := range intact {
+			e.Cursor = withoutSeqnumID(e.Cursor)
+			allowed = append(allowed, e)
+		}
+		for i := range got {
+			got[i].Cursor = withoutSeqnumID(got[i].Cursor)
+		}
 	}
 	ask := func() { // journalctl: every cursor, and where the sdjournal backend gives up
 		jc := journalctlRead(c)
@@ -193,4 +203,12 @@ func claimsMore(dir string) bool {
 		}
 	}
 	return false
+}
+
+// withoutSeqnumID drops the s= field (the file header's sequence-number id) from a cursor.
+func withoutSeqnumID(c string) string {
+	if i := strings.IndexByte(c, ';'); strings.HasPrefix(c, "s=") && i > 0 {
+		return c[i+1:]
+	}
+	return c
 }
