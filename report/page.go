@@ -54,7 +54,7 @@ type pageView struct {
 	CSS                                    template.CSS
 	Input                                  []tile
 	Active, Past                           []anomalyRow
-	PastMore                               int // earlier episodes not listed
+	PastMore                               int          // earlier episodes not listed
 	Series                                 []seriesView // the index and the cards, without plots
 	plots                                  []*model.SeriesPlot
 	reports                                []model.SeriesReport

@@ -186,8 +186,10 @@ func TestCursorStoreHostileFile(t *testing.T) {
 		"a FIFO":         func(p string) error { return syscall.Mkfifo(p, 0o600) },
 		"/dev/zero":      func(p string) error { return os.Symlink("/dev/zero", p) },
 		"a system file":  func(p string) error { return os.Symlink("/etc/passwd", p) },
-		"garbage":        func(p string) error { return os.WriteFile(p, []byte("s=1;secret=hunter2;"+strings.Repeat("y", 200)), 0o600) },
-		"a directory":    func(p string) error { return os.Mkdir(p, 0o700) },
+		"garbage": func(p string) error {
+			return os.WriteFile(p, []byte("s=1;secret=hunter2;"+strings.Repeat("y", 200)), 0o600)
+		},
+		"a directory": func(p string) error { return os.Mkdir(p, 0o700) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
