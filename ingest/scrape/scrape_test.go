@@ -278,7 +278,9 @@ func TestFailures(t *testing.T) {
 // TestRunIsolation: under Run, a target that never answers does not hold up another one, and
 // Run returns once ctx is cancelled, the hung request included.
 func TestRunIsolation(t *testing.T) {
-	hung := make(chan struct{})
+	// Buffered: the first request may arrive before the test waits for it, and the handler's
+	// send must not drop it (the test then waited forever).
+	hung := make(chan struct{}, 1)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case hung <- struct{}{}:
