@@ -144,7 +144,7 @@ func (a *analysis) file(path string) error {
 		}
 	}
 	a.feed.NewFileInput(modified)
-	if err := a.feed.ReadAll(ingest.NewReader(rc, ingest.ReaderOptions{Name: path}), path); err != nil {
+	if err := a.readAll(rc, path); err != nil {
 		return err
 	}
 	if err := rc.Damage(); err != nil {
@@ -155,8 +155,14 @@ func (a *analysis) file(path string) error {
 	return nil
 }
 
+// read reads r as one input whose year-less timestamps are in year (the demo data, tests).
 func (a *analysis) read(r io.Reader, name string, year int) error {
 	a.feed.NewInput(year)
+	return a.readAll(r, name)
+}
+
+// readAll feeds r, detected and decoded, through the pipeline to its end.
+func (a *analysis) readAll(r io.Reader, name string) error {
 	return a.feed.ReadAll(ingest.NewReader(r, ingest.ReaderOptions{Name: name}), name)
 }
 

@@ -32,8 +32,9 @@ var (
 	// errUninit: the object was never written (size 0): a tail lost in a crash, not counted.
 	errUninit = errors.New("uninitialized object")
 	// errCompression: a compressed field libsystemd fails the whole entry on (more than one
-	// compression flag: EPROTONOSUPPORT; an LZ4 size over 2 GiB: EFBIG; any XZ error: ENOMEM),
-	// where other decoding errors (EBADMSG) skip the field.
+	// compression flag: EPROTONOSUPPORT; an LZ4 size over 2 GiB: EFBIG), where other decoding
+	// errors skip the field. An XZ field that does not decode is skipped too (errBadObject):
+	// sd_journal_get_data, the reference, passes over it.
 	errCompression = errors.New("undecodable compressed field")
 )
 
