@@ -88,3 +88,26 @@ func TestParseWhenRange(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrorsArePlain: the library's Go type names never reach the operator; a typo gets
+// the key it most likely meant.
+func TestConfigErrorsArePlain(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"lisen: ':1'\n", "lisen (line 1): unknown key (did you mean listen?)"},
+		{"Model:\n  window: 3\n", "Model (line 1): unknown key (did you mean model?)"},
+		{"model:\n  max_serie: 3\n", "model.max_serie (line 2): unknown key (did you mean max_series?)"},
+		{"model:\n  zzzzzz: 3\n", "model.zzzzzz (line 2): unknown key\n"},
+		{"model:\n  window: many\n", "model.window (line 2): got `many`, want a whole number"},
+		{"push:\n  interval: soon\n", "push.interval (line 2): got `soon`, want a duration such as 30s, 5m or 2h"},
+		{"model:\n  stale_after: [5m]\n", "model.stale_after (line 2): got a list, want a duration"},
+		{"model:\n  idle_factor: fast\n", "model.idle_factor (line 2): got `fast`, want a number"},
+		{"journal:\n  units: x\n", "journal.units (line 2): got `x`, want a list, such as [a, b]"},
+		{"push:\n  labels: [a]\n", "push.labels (line 2): got a list, want a map of key: value"},
+		{"log: [debug]\n", "log (line 1): got a list, want a section of keys (level, format)"},
+	} {
+		_, err := Load(writeConfig(t, c.body))
+		if err == nil || !strings.Contains(err.Error()+"\n", c.want) || strings.Contains(err.Error(), "config.") || strings.Contains(err.Error(), "unmarshal") {
+			t.Errorf("%q: error %v, want %q and no Go type names", c.body, err, c.want)
+		}
+	}
+}
