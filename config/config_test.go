@@ -111,3 +111,22 @@ func TestConfigErrorsArePlain(t *testing.T) {
 		}
 	}
 }
+
+// TestParseWhenRelative: journalctl's relative times, against a given now.
+func TestParseWhenRelative(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for s, want := range map[string]time.Time{
+		"-2h": now.Add(-2 * time.Hour), "-90m": now.Add(-90 * time.Minute), "-1h30m": now.Add(-90 * time.Minute),
+		"-3d": now.Add(-72 * time.Hour), "now": now, "-0s": now,
+	} {
+		got, err := ParseWhenAt(s, time.UTC, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseWhenAt(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"-", "-2", "-soon", "--2h", "-1.5d", "-99999d", "-2000000h", "2h"} {
+		if got, err := ParseWhenAt(s, time.UTC, now); err == nil {
+			t.Errorf("ParseWhenAt(%q) = %v, want an error", s, got)
+		}
+	}
+}
