@@ -117,6 +117,14 @@ func TestDebianPackage(t *testing.T) {
 			t.Errorf("%s differs from %s", dst, src)
 		}
 	}
+	for _, p := range []string{"/usr/share/man/man1/specwatch.1.gz", "/usr/share/bash-completion/completions/specwatch", "/usr/share/zsh/vendor-completions/_specwatch"} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if r := testharness.RunCmd(t, time.Minute, "", []string{"MANWIDTH=80"}, "sh", "-c", "zcat /usr/share/man/man1/specwatch.1.gz | grep -c -- '--web.listen-address'"); strings.TrimSpace(r.Stdout) == "0" || r.Code != 0 {
+		t.Errorf("the installed man page lacks --web.listen-address: %s", r.Output())
+	}
 	if fi, err := os.Stat("/usr/bin/specwatch"); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("/usr/bin/specwatch: %v %v", fi, err)
 	}

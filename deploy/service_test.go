@@ -110,7 +110,7 @@ func TestUnitSecurityScore(t *testing.T) {
 
 	unit := string(testharness.ReadUnit(t))
 	for _, want := range []string{
-		"ExecStart=/usr/bin/specwatch run --config /etc/specwatch/specwatch.yaml $SPECWATCH_ARGS\n",
+		"ExecStart=/usr/bin/specwatch run --config.file /etc/specwatch/specwatch.yaml $SPECWATCH_ARGS\n",
 		"ExecReload=/bin/kill -HUP $MAINPID\n",
 		"DynamicUser=yes\n", "SupplementaryGroups=systemd-journal\n", "StateDirectory=specwatch\n",
 		"Restart=always\n", "CapabilityBoundingSet=\n", "NoNewPrivileges=yes\n",

@@ -67,7 +67,13 @@ LIBC_DEPENDS="libc6 (>= $glibc)"
 	echo " -- specwatch developers <specwatch@users.noreply.github.com>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 } >"$DIST/build/changelog"
 gzip -9n -c "$DIST/build/changelog" >"$DIST/build/changelog.gz"
-export LIBC_DEPENDS CHANGELOG_GZ="$DIST/build/changelog.gz"
+# The man page and shell completion, generated from the flag definitions by a build for this
+# machine (the package's binary may be for another architecture).
+CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$VERSION" -o "$DIST/build/specwatch-gen" ./cmd/specwatch
+"$DIST/build/specwatch-gen" --help-man | gzip -9n >"$DIST/build/specwatch.1.gz"
+"$DIST/build/specwatch-gen" --completion-script-bash >"$DIST/build/specwatch.bash"
+"$DIST/build/specwatch-gen" --completion-script-zsh >"$DIST/build/_specwatch"
+export LIBC_DEPENDS CHANGELOG_GZ="$DIST/build/changelog.gz" GEN_DIR="$DIST/build"
 (cd deploy/nfpm && go build -o "$DIST/build/nfpm" github.com/goreleaser/nfpm/v2/cmd/nfpm)
 
 export SPECWATCH_BIN="$DIST/build/specwatch"

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal"
@@ -25,21 +26,45 @@ type analyzeConfig struct {
 	journalDir   string
 	backend      string
 	namespace    string
-	units        listFlag
-	identifiers  listFlag
+	units        []string
+	identifiers  []string
 }
 
-func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *string) {
-	fs.StringVar(&cfg.format, "format", "text", "output format: text, json or html (self-contained, with plots)")
-	fs.StringVar(&cfg.journalDir, "journal-dir", "", "read this journal directory instead of files")
-	fs.StringVar(&cfg.backend, "journal-backend", "auto", "with --journal-dir: auto, native, sdjournal or journalctl")
-	fs.StringVar(&cfg.namespace, "journal-namespace", "", "with --journal-dir: read this journal namespace's subdirectories (as journalctl --namespace; * all)")
-	fs.Var(&cfg.units, "unit", "with --journal-dir: only this _SYSTEMD_UNIT (repeatable)")
-	fs.Var(&cfg.identifiers, "identifier", "with --journal-dir: only this SYSLOG_IDENTIFIER (repeatable)")
-	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
-	until = fs.String("until", "", "only samples before this time")
-	tz = fs.String("tz", "Local", "zone of timestamps written without one (SGLang, vLLM, journalctl short)")
-	fs.IntVar(&cfg.maxSeries, "max-series", model.DefaultMaxSeries, "cap on distinct series")
+// analyzeFlags declares analyze's flags (demo --once shares the format's).
+func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeConfig) (since, until, tz *string) {
+	c.Flag("format", "report format: text, json or html (self-contained, with plots)").Default("text").EnumVar(&cfg.format, "text", "json", "html")
+	for _, fl := range []struct {
+		name, old, help, def string
+		str                  *string
+		list                 *[]string
+	}{
+		{"journal.directory", "journal-dir", "read this journal directory instead of files", "", &cfg.journalDir, nil},
+		{"journal.backend", "journal-backend", "with --journal.directory: auto, native, sdjournal or journalctl", "auto", &cfg.backend, nil},
+		{"journal.namespace", "journal-namespace", "with --journal.directory: read this journal namespace's subdirectories (as journalctl --namespace; * all)", "", &cfg.namespace, nil},
+		{"journal.unit", "unit", "with --journal.directory: only this _SYSTEMD_UNIT (repeatable)", "", nil, &cfg.units},
+		{"journal.identifier", "identifier", "with --journal.directory: only this SYSLOG_IDENTIFIER (repeatable)", "", nil, &cfg.identifiers},
+	} {
+		fc := c.Flag(fl.name, fl.help)
+		if fl.def != "" {
+			fc = fc.Default(fl.def)
+		} else {
+			fc = fc.PlaceHolder(placeholder(fl.name))
+		}
+		ac := alias(c, g, stderr, fl.old, fl.name)
+		if fl.str != nil {
+			fc.StringVar(fl.str)
+			ac.StringVar(fl.str)
+		} else {
+			fc.StringsVar(fl.list)
+			ac.StringsVar(fl.list)
+		}
+	}
+	since = c.Flag("since", "only samples at or after this time (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)").PlaceHolder("TIME").String()
+	until = c.Flag("until", "only samples before this time").PlaceHolder("TIME").String()
+	tz = c.Flag("timezone", "zone of timestamps written without one (SGLang, vLLM, journalctl short)").Default("Local").String()
+	alias(c, g, stderr, "tz", "timezone").StringVar(tz)
+	c.Flag("model.max-series", "cap on distinct series").Default(strconv.Itoa(model.DefaultMaxSeries)).IntVar(&cfg.maxSeries)
+	alias(c, g, stderr, "max-series", "model.max-series").IntVar(&cfg.maxSeries)
 	return since, until, tz
 }
 
@@ -49,7 +74,7 @@ func (c *analyzeConfig) validate(since, until, tz string) error {
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
-		return fmt.Errorf("--tz %q: %v: %w", tz, err, errUsage)
+		return fmt.Errorf("--timezone %q: %v: %w", tz, err, errUsage)
 	}
 	c.loc = loc
 	if c.since, err = config.ParseWhen(since, loc); err != nil {
@@ -61,23 +86,33 @@ func (c *analyzeConfig) validate(since, until, tz string) error {
 	return nil
 }
 
-func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func defineAnalyze(c *kingpin.CmdClause, stderr io.Writer) action {
 	var cfg analyzeConfig
-	since, until, tz := analyzeFlags(fs, &cfg)
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+	since, until, tz := analyzeFlags(c, given{}, stderr, &cfg)
+	paths := c.Arg("file", "log files (plain, gzip, zstd, xz, lz4; Docker json-file, CRI) or - for standard input; none: standard input").Strings()
+	return func(_ context.Context, stdout, stderr io.Writer) error {
+		// kingpin's lexer hands a lone "-" over as an empty argument; no file is called "".
+		for i, p := range *paths {
+			if p == "" {
+				(*paths)[i] = "-"
+			}
+		}
+		return runAnalyze(cfg, *since, *until, *tz, *paths, stdout, stderr)
 	}
-	if err := cfg.validate(*since, *until, *tz); err != nil {
+}
+
+func runAnalyze(cfg analyzeConfig, since, until, tz string, paths []string, stdout, stderr io.Writer) error {
+	if cfg.maxSeries <= 0 {
+		return fmt.Errorf("--model.max-series %d: want at least 1: %w", cfg.maxSeries, errUsage)
+	}
+	if err := cfg.validate(since, until, tz); err != nil {
 		return err
 	}
 	a := newAnalysis(cfg, stderr)
 	switch {
 	case cfg.journalDir != "":
 		if len(paths) > 0 {
-			return fmt.Errorf("--journal-dir and files: choose one: %w", errUsage)
+			return fmt.Errorf("--journal.directory and files: choose one: %w", errUsage)
 		}
 		if err := a.journal(); err != nil {
 			return err
@@ -103,7 +138,7 @@ func runAnalyze(_ context.Context, args []string, stdout, stderr io.Writer) erro
 func (a *analysis) journal() error {
 	backend, err := journal.ParseBackend(a.cfg.backend)
 	if err != nil {
-		return fmt.Errorf("--journal-backend: %v: %w", err, errUsage)
+		return fmt.Errorf("--journal.backend: %v: %w", err, errUsage)
 	}
 	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Namespace: a.cfg.namespace, Units: a.cfg.units,
 		Identifiers: a.cfg.identifiers, Start: journal.Head(), NoFollow: true, Backend: backend})

@@ -36,10 +36,10 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 		t.Errorf("empty file: %v %+v", err, empty)
 	}
 	var f runFlags
-	f.set = map[string]bool{"listen": true}
+	f.set = given{"web.listen-address": true}
 	f.listen = "127.0.0.1:1"
-	f.units = listFlag{"a.service", "b.service"}
-	f.pushLabels = listFlag{"host=gpu07"}
+	f.units = []string{"a.service", "b.service"}
+	f.pushLabels = []string{"host=gpu07"}
 	if err := f.apply(&cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
@@ -27,18 +27,23 @@ func demoLog() io.ReadCloser {
 	return pr
 }
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	once := fs.Bool("once", false, "analyze the demo data once, print the report and exit")
-	format := fs.String("format", "text", "with --once: text or json")
-	listen := fs.String("listen", "127.0.0.1:9877", "HTTP listen address")
-	speed := fs.Float64("speed", 60, "replay speed: recorded seconds per second (0: as fast as possible)")
-	if err := fs.Parse(args); err != nil {
-		return err
+func defineDemo(c *kingpin.CmdClause, stderr io.Writer) action {
+	g := given{}
+	once := c.Flag("once", "analyze the demo data once, print the report and exit").Bool()
+	format := c.Flag("format", "with --once: text or json").Default("text").Enum("text", "json")
+	listen := c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").String()
+	alias(c, g, stderr, "listen", "web.listen-address").StringVar(listen)
+	speed := new(float64)
+	c.Flag("speed", "replay speed: recorded seconds per second (0: as fast as possible)").Default("60").
+		Action(nonNegative("speed", speed)).Float64Var(speed)
+	return func(ctx context.Context, stdout, stderr io.Writer) error {
+		return runDemo(ctx, *once, *format, *listen, *speed, stdout, stderr)
 	}
-	if *once {
-		cfg := analyzeConfig{format: *format, loc: time.UTC}
+}
+
+func runDemo(ctx context.Context, once bool, format, listen string, speed float64, stdout, stderr io.Writer) error {
+	if once {
+		cfg := analyzeConfig{format: format, loc: time.UTC}
 		if cfg.format != "text" && cfg.format != "json" {
 			return fmt.Errorf("--format %q: want text or json: %w", cfg.format, errUsage)
 		}
@@ -50,11 +55,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return writeReport(stdout, cfg.format, a.state.Report())
 	}
-	if *speed < 0 {
-		return fmt.Errorf("--speed %g: must not be negative: %w", *speed, errUsage)
-	}
 	cfg := config.Default()
-	cfg.Listen = *listen
+	cfg.Listen = listen
 	log, _, err := newLogger("info", "auto", stderr)
 	if err != nil {
 		return err
@@ -64,14 +66,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	base := "http://" + d.server.Addr()
-	pace := fmt.Sprintf("at %gx", *speed)
-	if *speed == 0 {
+	pace := fmt.Sprintf("at %gx", speed)
+	if speed == 0 {
 		pace = "as fast as possible"
 	}
 	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping.\n", pace)
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
-		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: *speed, Sleep: sleepCtx(ctx)})
+		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: speed, Sleep: sleepCtx(ctx)})
 		defer src.Close()
 		return d.pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
 	})

@@ -1,50 +1,99 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 )
-
-// listFlag is a repeatable string flag (--unit a --unit b).
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // runFlags are `specwatch run`'s flags; each overrides its config key when given.
 type runFlags struct {
 	config                         string
-	units, identifiers, pushLabels listFlag
-	scrape                         listFlag
+	units, identifiers, pushLabels []string
+	scrape                         []string
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
 	namespace                      string
 	logLevel, logFormat, since     string
 	pushInterval                   time.Duration
-	set                            map[string]bool
+	set                            given
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "YAML config file (every key is documented in deploy/specwatch.yaml)")
-	fs.Var(&f.units, "unit", "journal match on _SYSTEMD_UNIT (repeatable, ORed)")
-	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
-	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
-	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal, journalctl or native")
-	fs.StringVar(&f.namespace, "journal-namespace", "", "read this journal namespace (as journalctl --namespace; * all); default: the default namespace only")
-	fs.StringVar(&f.since, "since", "", "with no saved cursor, start here instead of at the tail")
-	fs.StringVar(&f.stateDir, "state-dir", "", "directory for the journal cursor")
-	fs.StringVar(&f.listen, "listen", "", "HTTP listen address")
-	fs.StringVar(&f.webConfig, "web.config.file", "", "TLS and basic auth (exporter-toolkit web config)")
-	fs.StringVar(&f.pushURL, "push-url", "", "VictoriaMetrics import URL (…/api/v1/import/prometheus)")
-	fs.DurationVar(&f.pushInterval, "push-interval", 0, "push interval")
-	fs.Var(&f.pushLabels, "push-label", "extra label k=v on pushed metrics (repeatable)")
-	fs.Var(&f.scrape, "scrape", "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)")
-	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn, error")
-	fs.StringVar(&f.logFormat, "log-format", "", "auto, json, console, journald")
+// runFlag is one of run's flags: its name, the name it had before the Prometheus-style names
+// (kept, hidden, for one release), and its config key.
+type runFlag struct {
+	name, old, help string
+	def             string // the built-in default, for the help text
+	str             *string
+	list            *[]string
+}
+
+func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
+	f.set = given{}
+	d := config.Default()
+	for _, fl := range []runFlag{
+		{name: "config.file", old: "config", help: "YAML configuration file; every key is documented in /etc/specwatch/specwatch.yaml", str: &f.config},
+		{name: "journal.unit", old: "unit", help: "journal match on _SYSTEMD_UNIT (repeatable, ORed)", list: &f.units},
+		{name: "journal.identifier", old: "identifier", help: "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)", list: &f.identifiers},
+		{name: "journal.directory", old: "journal-dir", help: "journal directory to read instead of the local journal", str: &f.journalDir},
+		{name: "journal.backend", old: "journal-backend", help: "journal reader: auto, native, sdjournal or journalctl", def: d.Journal.Backend, str: &f.backend},
+		{name: "journal.namespace", old: "journal-namespace", help: "journal namespace to read (as journalctl --namespace; * for all); default: the default namespace only", str: &f.namespace},
+		{name: "journal.since", old: "since", help: "with no saved position, start here instead of at the tail (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)", str: &f.since},
+		{name: "state.directory", old: "state-dir", help: "directory for the saved journal and file positions", def: d.StateDir, str: &f.stateDir},
+		{name: "web.listen-address", old: "listen", help: "address of /metrics, the report API and the status page", def: d.Listen, str: &f.listen},
+		{name: "web.config.file", help: "TLS and basic auth configuration (exporter-toolkit's web config file)", str: &f.webConfig},
+		{name: "push.url", old: "push-url", help: "VictoriaMetrics import URL (…/api/v1/import/prometheus); empty: no push", str: &f.pushURL},
+		{name: "push.label", old: "push-label", help: "extra label k=v on every pushed series (repeatable)", list: &f.pushLabels},
+		{name: "scrape.url", old: "scrape", help: "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)", list: &f.scrape},
+		{name: "log.level", old: "log-level", help: "debug, info, warn or error", def: d.Log.Level, str: &f.logLevel},
+		{name: "log.format", old: "log-format", help: "auto, json, console or journald", def: d.Log.Format, str: &f.logFormat},
+	} {
+		// kingpin shows a default in the placeholder's place ("--log.level=info").
+		fc := c.Flag(fl.name, fl.help).Action(f.set.mark(fl.name))
+		if fl.def != "" {
+			fc = fc.Default(fl.def)
+		} else {
+			fc = fc.PlaceHolder(placeholder(fl.name))
+		}
+		var ac *kingpin.FlagClause
+		if fl.old != "" {
+			ac = alias(c, f.set, stderr, fl.old, fl.name)
+		}
+		switch {
+		case fl.str != nil:
+			fc.StringVar(fl.str)
+			if ac != nil {
+				ac.StringVar(fl.str)
+			}
+		default:
+			fc.StringsVar(fl.list)
+			if ac != nil {
+				ac.StringsVar(fl.list)
+			}
+		}
+	}
+	c.Flag("push.interval", "push period, at least 1s").Default(d.Push.Interval.String()).
+		Action(f.set.mark("push.interval")).SetValue(duration{"push.interval", &f.pushInterval})
+	alias(c, f.set, stderr, "push-interval", "push.interval").SetValue(duration{"push.interval", &f.pushInterval})
+}
+
+// placeholder is the help text's stand-in for a flag's value.
+func placeholder(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".file"):
+		return "FILE"
+	case strings.HasSuffix(name, ".directory"):
+		return "DIR"
+	case strings.HasSuffix(name, "address"):
+		return "[HOST]:PORT"
+	case strings.HasSuffix(name, "url"):
+		return "URL"
+	}
+	return strings.ToUpper(name[strings.LastIndexByte(name, '.')+1:])
 }
 
 // apply overrides cfg with the flags that were given on the command line.
@@ -67,24 +116,24 @@ func (f *runFlags) apply(cfg *config.Config) error {
 		dst  *string
 		val  string
 	}{
-		{"journal-dir", &cfg.Journal.Dir, f.journalDir}, {"journal-backend", &cfg.Journal.Backend, f.backend},
-		{"journal-namespace", &cfg.Journal.Namespace, f.namespace},
-		{"since", &cfg.Journal.Since, f.since}, {"state-dir", &cfg.StateDir, f.stateDir},
-		{"listen", &cfg.Listen, f.listen}, {"web.config.file", &cfg.WebConfig, f.webConfig},
-		{"push-url", &cfg.Push.URL, f.pushURL}, {"log-level", &cfg.Log.Level, f.logLevel},
-		{"log-format", &cfg.Log.Format, f.logFormat},
+		{"journal.directory", &cfg.Journal.Dir, f.journalDir}, {"journal.backend", &cfg.Journal.Backend, f.backend},
+		{"journal.namespace", &cfg.Journal.Namespace, f.namespace},
+		{"journal.since", &cfg.Journal.Since, f.since}, {"state.directory", &cfg.StateDir, f.stateDir},
+		{"web.listen-address", &cfg.Listen, f.listen}, {"web.config.file", &cfg.WebConfig, f.webConfig},
+		{"push.url", &cfg.Push.URL, f.pushURL}, {"log.level", &cfg.Log.Level, f.logLevel},
+		{"log.format", &cfg.Log.Format, f.logFormat},
 	} {
 		if given(o.name) {
 			*o.dst = o.val
 		}
 	}
-	if given("push-interval") {
+	if given("push.interval") {
 		cfg.Push.Interval = f.pushInterval
 	}
 	for _, kv := range f.pushLabels {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return fmt.Errorf("--push-label %q: want key=value: %w", kv, errUsage)
+			return fmt.Errorf("--push.label %q: want key=value: %w", kv, errUsage)
 		}
 		if cfg.Push.Labels == nil {
 			cfg.Push.Labels = map[string]string{}
@@ -110,10 +159,4 @@ func (f *runFlags) load() (config.Config, error) {
 		return cfg, fmt.Errorf("after flags: %w", err)
 	}
 	return cfg, nil
-}
-
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { m[fl.Name] = true })
-	return m
 }

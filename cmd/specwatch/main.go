@@ -6,11 +6,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -18,19 +18,13 @@ import (
 	_ "github.com/specwatch/specwatch/internal/hupguard" // an early SIGHUP must not kill run
 )
 
-// command is one subcommand: it parses its own flags from args and runs.
-type command struct {
-	name, usage string
-	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
 var commands = []command{
-	{"run", "run [--config FILE] [--unit U]... [--journal-dir DIR] [--listen ADDR] ...: the daemon", runRun},
-	{"analyze", "analyze [--format text|json|html] [--since T] [--until T] [FILE ... | -]: diagnose logs offline", runAnalyze},
-	{"demo", "demo [--listen ADDR] [--speed X] [--once]: run the daemon on the embedded demo data (a simulated SGLang and vLLM service)", runDemo},
-	{"simulate", "simulate [--preset P] [--seed N] [--format F] [--lines N]: write a simulated engine log", runSimulate},
-	{"check-config", "check-config FILE: validate a config file", runCheckConfig},
-	{"version", "version: print the version", runVersion},
+	{"run", "The daemon: follow the journal, files and /metrics of engines, serve /metrics, the report and the status page.", defineRun},
+	{"analyze", "Diagnose logs offline: files, standard input or a journal directory, to a text, JSON or HTML report.", defineAnalyze},
+	{"demo", "Run the daemon on the embedded demo data (a simulated SGLang and vLLM service), or print its report with --once.", defineDemo},
+	{"simulate", "Write a simulated engine log with known ground truth.", defineSimulate},
+	{"check-config", "Validate a configuration file as run and a reload would.", defineCheckConfig},
+	{"version", "Print the version.", defineVersion},
 }
 
 // errUsage marks errors caused by how specwatch was called (exit status 2).
@@ -71,57 +65,55 @@ func stopGrace(args []string) time.Duration {
 	return time.Second
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	// kingpin calls terminate where it would exit (after --help, --version, --help-man) and
+	// then carries on parsing; unwinding to here stops it where it would have stopped.
+	type terminated struct{ code int }
+	defer func() {
+		if r := recover(); r != nil {
+			t, ok := r.(terminated)
+			if !ok {
+				panic(r)
+			}
+			code = t.code
+		}
+	}()
+	app, actions := newApp(stdout, stderr, func(code int) { panic(terminated{code}) })
+	if len(args) == 0 {
+		app.Usage(nil)
+		return 2
+	}
+	selected, err := app.Parse(joinNegative(args))
+	if err != nil {
+		fmt.Fprintf(stderr, "specwatch: %v (try --help)\n", err)
+		return 2
+	}
+	if err := actions[selected](ctx, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "specwatch %s: %v\n", selected, err)
+		if errors.Is(err, errUsage) {
 			return 2
 		}
-		return 0
+		return 1
 	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(ctx, args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "specwatch %s: %v\n", c.name, err)
-			return 2
-		default:
-			fmt.Fprintf(stderr, "specwatch %s: %v\n", c.name, err)
-			return 1
-		}
-	}
-	fmt.Fprintf(stderr, "specwatch: unknown command %q\n", args[0])
-	usage(stderr)
-	return 2
+	return 0
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: specwatch COMMAND [FLAGS]\n\ncommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %s\n", c.usage)
-	}
-}
-
-// parseInterspersed lets flags and operands come in any order ("analyze x.log --format json"),
-// as operators type them, which the standard flag package alone does not allow.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var operands []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+// joinNegative writes "--since -2h" as "--since=-2h": kingpin reads a value that starts with a
+// dash as the next flag ("expected argument for flag --since"), and relative times and
+// out-of-range numbers ("--speed -1", refused with its reason) start with one. No flag of
+// specwatch is a dash and a digit, so nothing else can be meant.
+func joinNegative(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "--") && len(a) > 2 && !strings.Contains(a, "=") && i+1 < len(args) {
+			if n := args[i+1]; len(n) > 1 && n[0] == '-' && n[1] >= '0' && n[1] <= '9' {
+				out = append(out, a+"="+n)
+				i++
+				continue
+			}
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return operands, nil
-		}
-		operands = append(operands, args[0])
-		args = args[1:]
+		out = append(out, a)
 	}
+	return out
 }

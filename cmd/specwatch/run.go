@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
 	sddaemon "github.com/coreos/go-systemd/v22/daemon"
 	"github.com/rs/zerolog"
 
@@ -21,24 +21,20 @@ import (
 	"github.com/specwatch/specwatch/parse"
 )
 
-// runRun is the daemon: follow the journal exactly once, forever.
-func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
+// defineRun declares run's flags; the action is the daemon: follow the journal exactly once,
+// forever.
+func defineRun(c *kingpin.CmdClause, stderr io.Writer) action {
+	f := &runFlags{}
+	f.register(c, stderr)
+	return func(ctx context.Context, _, stderr io.Writer) error { return runDaemon(ctx, f, stderr) }
+}
+
+func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	// SIGHUP is queued from here on (internal/hupguard ignored it until now): one that arrives
 	// while the config is read is applied by the reload loop, not lost.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f runFlags
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), errUsage)
-	}
-	f.set = setFlags(fs)
 	cfg, err := f.load()
 	if err != nil {
 		return err
@@ -73,7 +69,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	go d.reloadLoop(ctx, hup, &f, level)
+	go d.reloadLoop(ctx, hup, f, level)
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
 	// Ready for systemd (Type=notify): listening, and SIGHUP handled, so a reload systemd holds

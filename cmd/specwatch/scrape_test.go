@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,17 +12,17 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 )
 
 func TestScrapeFlagReplacesTheList(t *testing.T) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	app := kingpin.New("t", "")
 	var f runFlags
-	f.register(fs)
-	if err := fs.Parse([]string{"--scrape", "http://127.0.0.1:8000/metrics", "--scrape", "http://127.0.0.1:30000/metrics"}); err != nil {
+	f.register(app.Command("run", ""), io.Discard)
+	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape", "http://127.0.0.1:30000/metrics"}); err != nil {
 		t.Fatal(err)
 	}
-	f.set = setFlags(fs)
 	cfg := config.Default()
 	cfg.Scrape = []config.ScrapeConfig{{URL: "http://127.0.0.1:1/metrics"}}
 	if err := f.apply(&cfg); err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/alecthomas/kingpin/v2"
 )
 
 // version and revision are set at build time with -ldflags "-X main.version=... -X
@@ -33,7 +35,9 @@ func buildVersion() (v, rev string) {
 	return v, rev
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func defineVersion(*kingpin.CmdClause, io.Writer) action { return printVersion }
+
+func printVersion(_ context.Context, stdout, _ io.Writer) error {
 	v, rev := buildVersion()
 	if rev != "" {
 		v += " (" + rev + ")"

@@ -164,10 +164,10 @@ func expandExec(t *testing.T, words []string, envFile string) []string {
 	return out
 }
 
-// configPath is the --config argument of ExecStart=.
+// configPath is the --config.file argument of ExecStart=.
 func (sb sandbox) configPath() string {
 	for i, a := range sb.exec {
-		if a == "--config" && i+1 < len(sb.exec) {
+		if a == "--config.file" && i+1 < len(sb.exec) {
 			return sb.exec[i+1]
 		}
 	}

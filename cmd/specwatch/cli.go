@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+// The command line is kingpin's, the parser node_exporter, Prometheus and Alertmanager use, so
+// that specwatch reads like them: --web.listen-address, --log.level, --help on every command
+// with the defaults shown, `help COMMAND`, --version, and a man page and shell completion
+// generated from the same definitions (--help-man, --completion-script-bash, -zsh).
+
+// The man page's NAME line needs the one-line description after the name (man's whatis
+// database and lintian read it); kingpin's template prints the name alone.
+func init() {
+	kingpin.ManPageTemplate = strings.Replace(kingpin.ManPageTemplate, ".SH \"NAME\"\n{{.App.Name}}\n",
+		".SH \"NAME\"\n{{.App.Name}} \\- speculative-decoding throughput watcher for LLM inference hosts\n", 1)
+}
+
+// action runs a command once its flags and arguments are parsed.
+type action func(ctx context.Context, stdout, stderr io.Writer) error
+
+// command is one subcommand: define declares its flags and arguments and returns its action.
+type command struct {
+	name, help string
+	define     func(c *kingpin.CmdClause, stderr io.Writer) action
+}
+
+// newApp builds the command line; terminate is called with an exit code where kingpin would
+// exit (after --help, --version, --help-man).
+func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application, map[string]action) {
+	app := kingpin.New("specwatch", "Watches LLM speculative-decoding services (SGLang, vLLM, llama.cpp, TensorRT-LLM) and explains, in numbers, why decode throughput is what it is.")
+	app.UsageWriter(stdout).ErrorWriter(stderr).Terminate(terminate)
+	app.HelpFlag.Short('h')
+	v, rev := buildVersion()
+	if rev != "" {
+		v += " (" + rev + ")"
+	}
+	app.Version("specwatch " + v)
+	actions := map[string]action{}
+	for _, c := range commands {
+		actions[c.name] = c.define(app.Command(c.name, c.help), stderr)
+	}
+	return app, actions
+}
+
+// given records which flags the command line set, by their current name, so that a flag
+// overrides its config key only when given (kingpin's defaults are for the help text).
+type given map[string]bool
+
+// mark is a flag's action that records it as given.
+func (g given) mark(name string) kingpin.Action {
+	return func(*kingpin.ParseContext) error { g[name] = true; return nil }
+}
+
+// alias declares old, a deprecated name of the flag called name, hidden from the help: bind
+// points it at the same value. Using it warns once on stderr. The old names stay for one
+// release (CHANGELOG.md lists them).
+func alias(c *kingpin.CmdClause, g given, stderr io.Writer, old, name string) *kingpin.FlagClause {
+	warned := false
+	return c.Flag(old, "deprecated: use --"+name).Hidden().Action(func(*kingpin.ParseContext) error {
+		if !warned {
+			fmt.Fprintf(stderr, "specwatch: --%s is deprecated and will be removed; use --%s\n", old, name)
+			warned = true
+		}
+		g[name] = true
+		return nil
+	})
+}
+
+// nonNegative is a float flag's check.
+func nonNegative(name string, v *float64) kingpin.Action {
+	return func(*kingpin.ParseContext) error {
+		if *v < 0 {
+			return fmt.Errorf("--%s %s: must not be negative", name, strconv.FormatFloat(*v, 'g', -1, 64))
+		}
+		return nil
+	}
+}
+
+// duration is a time.Duration flag whose error names the flag and says what it wants
+// ("--push.interval 5: want a duration such as 15s, 2m or 1h", not time's "missing unit").
+type duration struct {
+	name string
+	d    *time.Duration
+}
+
+func (v duration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("--%s %s: want a duration such as 15s, 2m or 1h", v.name, s)
+	}
+	*v.d = d
+	return nil
+}
+
+func (v duration) String() string { return v.d.String() }
