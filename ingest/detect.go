@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/specwatch/specwatch/ingest/containerlog"
 )
 
 // Shape is how a stream encodes its records. Operators hand specwatch whatever they have (a file
@@ -20,6 +22,10 @@ const (
 	JSON
 	// Export is `journalctl -o export`: binary-safe fields, entries separated by blank lines.
 	Export
+	// DockerJSON is Docker's json-file log: one {"log","stream","time"} object a line.
+	DockerJSON
+	// CRI is a Kubernetes container log: `TIME STREAM P|F MESSAGE` a line.
+	CRI
 )
 
 // String returns the lower-case name used in flags and messages.
@@ -33,6 +39,10 @@ func (s Shape) String() string {
 		return "json"
 	case Export:
 		return "export"
+	case DockerJSON:
+		return "docker-json"
+	case CRI:
+		return "cri"
 	}
 	return "shape(" + strconv.Itoa(int(s)) + ")"
 }
@@ -60,6 +70,9 @@ func detect(p []byte) (s Shape, more bool) {
 	}
 	if p[i] == '{' {
 		return detectJSON(p[i:])
+	}
+	if k := bytes.IndexByte(p, '\n'); k >= 0 && containerlog.Sniff(p[:k]) == containerlog.CRI {
+		return CRI, false
 	}
 	j := 0
 	for j < len(p) && (p[j] == '\n' || p[j] == '\r') {
@@ -90,6 +103,9 @@ func detectJSON(p []byte) (Shape, bool) {
 		if hasJSONKey(line, key) {
 			return JSON, false
 		}
+	}
+	if complete && containerlog.Sniff(line) == containerlog.DockerJSON {
+		return DockerJSON, false
 	}
 	return Raw, !complete
 }

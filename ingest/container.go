@@ -1,0 +1,55 @@
+package ingest
+
+import (
+	"errors"
+	"io"
+
+	"github.com/specwatch/specwatch/ingest/containerlog"
+)
+
+// nextContainer reads a container runtime's log file (Docker json-file, CRI) through
+// containerlog's decoder: partial records are joined into one line, the record's time is the
+// entry's, and records that are not of the format are counted bad. A line cut at MaxLineBytes
+// is dropped (its last number would read as a smaller one) and counted as truncated; so is a
+// joined line past the bound. At the end a line still being joined (a container that exited
+// in the middle of one) is returned as it stands.
+func (r *Reader) nextContainer(e *Entry) error {
+	if r.lines == nil {
+		f := containerlog.DockerJSON
+		if r.shape == CRI {
+			f = containerlog.CRI
+		}
+		r.lines = containerlog.NewDecoder(f, r.max)
+	}
+	before := r.lines.Stats()
+	defer func() {
+		after := r.lines.Stats()
+		r.stats.Bad += after.Bad - before.Bad
+		r.stats.Truncated += after.Cut - before.Cut
+	}()
+	for {
+		off := r.stats.Bytes - int64(r.w-r.r)
+		line, end, err := r.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if l, ok := r.lines.Flush(); ok {
+					r.entry(e, l)
+					return nil
+				}
+			}
+			return err
+		}
+		if end == endTruncated {
+			continue // counted by readLine
+		}
+		if l, ok := r.lines.Decode(line, off); ok {
+			r.entry(e, l)
+			return nil
+		}
+	}
+}
+
+func (r *Reader) entry(e *Entry, l containerlog.Line) {
+	*e = Entry{Time: l.Time, Message: l.Msg}
+	r.stats.Entries++
+}
