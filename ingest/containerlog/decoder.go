@@ -47,6 +47,10 @@ type Decoder struct {
 	slots  [2]slot
 	docker dockerLine
 	stats  Stats
+	// Resuming inside another stream's line (Resume): records of skipStream ending at or
+	// before skipUntil were applied before the restart and are dropped.
+	skipStream int
+	skipUntil  int64
 }
 
 // slot is one stream's line being joined from partial records.
@@ -81,6 +85,7 @@ func (d *Decoder) Decode(rec []byte, off int64) (Line, bool) {
 		stream  int
 		partial bool
 	)
+	end := off + int64(len(rec)) + 1
 	switch d.format {
 	case Plain:
 		d.stats.Lines++
@@ -119,10 +124,17 @@ func (d *Decoder) Decode(rec []byte, off int64) (Line, bool) {
 			stream = Stderr
 		}
 	}
-	return d.join(msg, t, stream, partial, off)
+	return d.join(msg, t, stream, partial, off, end)
 }
 
-func (d *Decoder) join(msg []byte, t int64, stream int, partial bool, off int64) (Line, bool) {
+func (d *Decoder) join(msg []byte, t int64, stream int, partial bool, off int64, end int64) (Line, bool) {
+	if d.skipUntil > 0 {
+		if end > d.skipUntil {
+			d.skipUntil = 0
+		} else if stream == d.skipStream {
+			return Line{}, false
+		}
+	}
 	s := &d.slots[stream]
 	if s.cutting {
 		if !partial {
@@ -163,6 +175,13 @@ func (d *Decoder) bad() (Line, bool) {
 		d.slots[i].open, d.slots[i].cutting = false, false
 	}
 	return Line{}, false
+}
+
+// Resume starts decoding at a position saved while a line of the other stream was being
+// joined: records of stream skip that end at or before until were applied already and are
+// dropped, and the other stream's records from here on rebuild its line.
+func (d *Decoder) Resume(skip int, until int64) {
+	d.skipStream, d.skipUntil = skip, until
 }
 
 // Pending reports the offset of the earliest record of a line still being joined, and its

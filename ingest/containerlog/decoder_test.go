@@ -211,3 +211,26 @@ func TestSniffPlain(t *testing.T) {
 		t.Error("trimCR")
 	}
 }
+
+// Resuming at a position saved inside a stderr line, after a stdout line that completed later
+// was applied: the stdout records up to there are not applied twice, the stderr line is whole.
+func TestDecodeResume(t *testing.T) {
+	recs := []string{"2026-11-20T09:00:00Z stderr P front ", "2026-11-20T09:00:00Z stdout F applied", "2026-11-20T09:00:00Z stderr F back", "2026-11-20T09:00:00Z stdout F after"}
+	var offs []int64
+	var off int64
+	for _, r := range recs {
+		offs = append(offs, off)
+		off += int64(len(r)) + 1
+	}
+	d := NewDecoder(CRI, 0)
+	d.Resume(Stdout, offs[2]) // saved after "applied": resume at the stderr line's front
+	var got []string
+	for i, r := range recs {
+		if l, ok := d.Decode([]byte(r), offs[i]); ok {
+			got = append(got, string(l.Msg))
+		}
+	}
+	if strings.Join(got, "|") != "front back|after" {
+		t.Fatalf("lines %q, want the stderr line whole and only the later stdout line", got)
+	}
+}
