@@ -20,6 +20,13 @@ func (r *Reader) nextContainer(e *Entry) error {
 			f = containerlog.CRI
 		}
 		r.lines = containerlog.NewDecoder(f, r.max)
+		// The container's identity from where the file is (analyze FILE), as `run` takes it.
+		if m, ok := containerlog.FromPath(r.name); ok {
+			if m.ID != "" {
+				_ = containerlog.DockerName(r.name, &m) // else the short id
+			}
+			r.container, r.namespace, r.pod = []byte(m.Container), []byte(m.Namespace), []byte(m.Pod)
+		}
 	}
 	before := r.lines.Stats()
 	defer func() {
@@ -50,6 +57,6 @@ func (r *Reader) nextContainer(e *Entry) error {
 }
 
 func (r *Reader) entry(e *Entry, l containerlog.Line) {
-	*e = Entry{Time: l.Time, Message: l.Msg}
+	*e = Entry{Time: l.Time, Message: l.Msg, Container: r.container, Namespace: r.namespace, Pod: r.pod}
 	r.stats.Entries++
 }

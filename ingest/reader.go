@@ -57,7 +57,9 @@ type Reader struct {
 
 	fields record.Scratch        // reused storage for field values that cannot point into buf
 	lines  *containerlog.Decoder // DockerJSON and CRI: joins partial records
-	key    []byte                // an export binary field's name, kept while its payload is read
+	// DockerJSON and CRI: the container's identity from the path (Name)
+	container, namespace, pod []byte
+	key                       []byte // an export binary field's name, kept while its payload is read
 }
 
 // NewReader peeks at r to detect its shape unless opts forces one. Peeking reads only until the

@@ -2,8 +2,9 @@ package file
 
 import "github.com/specwatch/specwatch/ingest"
 
-// setUnit names a file's series: a container's lines go by the container's identity, a plain
-// file's by the path it was found at, so that two engines' files are two series.
+// setUnit names a file's series: a container's lines go by the container's identity
+// (container, and on Kubernetes namespace and pod), a plain file's by the path it was found
+// at as its unit, so that two engines' files are two series.
 func setUnit(t *tail) {
 	if t.meta.Container == "" {
 		t.unit = []byte(t.path)
@@ -15,8 +16,5 @@ func setUnit(t *tail) {
 
 // fillContainer puts the file's container identity on its entry.
 func fillContainer(e *ingest.Entry, t *tail) {
-	// Until ingest.Entry carries the container, the container stands in for the unit.
-	if len(t.unit) == 0 {
-		e.Unit = t.container
-	}
+	e.Container, e.Namespace, e.Pod = t.container, t.namespace, t.pod
 }

@@ -132,10 +132,10 @@ func TestContainerFiles(t *testing.T) {
 	var e ingest.Entry
 	for i := 0; i < 10; i++ {
 		if ok, _ := f.src.Next(&e, 0); ok {
-			got = append(got, string(e.Unit)+"|"+string(e.Message)+"|"+itoa(int(e.Time/1000)))
+			got = append(got, string(e.Container)+"|"+string(e.Namespace)+"|"+string(e.Pod)+"|"+string(e.Message)+"|"+itoa(int(e.Time/1000)))
 		}
 	}
-	want := []string{"engine|hello|1795165200600", "engine|[TP0] Decode batch|1795165200500", "vllm-0|docker line|1795165201000"}
+	want := []string{"engine|inference|sglang-0|hello|1795165200600", "engine|inference|sglang-0|[TP0] Decode batch|1795165200500", "vllm-0|||docker line|1795165201000"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("entries\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
