@@ -28,6 +28,12 @@ type Config struct {
 	Aliases   map[string]string `yaml:"aliases"`
 	Rules     []RuleConfig      `yaml:"rules"`
 	Scrape    []ScrapeConfig    `yaml:"scrape"`
+	// Files are globs of log files to follow (`--file`); Docker and Kubernetes are the
+	// discovery presets (`--docker`, `--kubernetes`).
+	Files       []string          `yaml:"files"`
+	Docker      PresetConfig      `yaml:"docker"`
+	Kubernetes  PresetConfig      `yaml:"kubernetes"`
+	FileOptions FileOptionsConfig `yaml:"file_options"`
 }
 
 // RuleConfig is a regular-expression rule for a log shape no built-in parser knows; its named
@@ -51,6 +57,33 @@ type ScrapeConfig struct {
 	BearerTokenFile string            `yaml:"bearer_token_file"`
 	BasicAuth       *ScrapeBasicAuth  `yaml:"basic_auth"`
 	TLS             *ScrapeTLS        `yaml:"tls"`
+}
+
+// PresetConfig is a discovery preset (`docker:`, `kubernetes:`): every container's log under
+// Root, narrowed by patterns, so that one daemon per GPU node follows the engines and nothing
+// else.
+type PresetConfig struct {
+	Enabled bool   `yaml:"enabled"`
+	Root    string `yaml:"root"`
+	// Include keeps only containers matching every non-empty list (any pattern of a list);
+	// Exclude then drops those matching any pattern.
+	Include ContainerPatterns `yaml:"include"`
+	Exclude ContainerPatterns `yaml:"exclude"`
+}
+
+// ContainerPatterns are filepath.Match patterns on a container's identity. Images are known
+// for Docker only (config.v2.json), namespaces and pods for Kubernetes only (the path).
+type ContainerPatterns struct {
+	Containers []string `yaml:"containers"`
+	Images     []string `yaml:"images"`
+	Namespaces []string `yaml:"namespaces"`
+	Pods       []string `yaml:"pods"`
+}
+
+// FileOptionsConfig tunes the following of files (`file_options:`).
+type FileOptionsConfig struct {
+	MaxOpen    int           `yaml:"max_open"`
+	RotateWait time.Duration `yaml:"rotate_wait"`
 }
 
 // JournalConfig selects what to read.
@@ -97,12 +130,14 @@ type ModelConfig struct {
 // Default is what specwatch does with no file and no flags.
 func Default() Config {
 	return Config{
-		Journal:  JournalConfig{Backend: "auto"},
-		StateDir: "/var/lib/specwatch",
-		Listen:   ":9877",
-		Push:     PushConfig{Interval: 15 * time.Second},
-		Log:      LogConfig{Level: "info", Format: "auto"},
-		Timezone: "Local",
+		Journal:    JournalConfig{Backend: "auto"},
+		StateDir:   "/var/lib/specwatch",
+		Listen:     ":9877",
+		Push:       PushConfig{Interval: 15 * time.Second},
+		Log:        LogConfig{Level: "info", Format: "auto"},
+		Timezone:   "Local",
+		Docker:     PresetConfig{Root: DefaultDockerRoot},
+		Kubernetes: PresetConfig{Root: DefaultKubernetesRoot},
 	}
 }
 
@@ -168,6 +203,7 @@ func (c *Config) Validate() error {
 	}
 	c.Model.validate(bad)
 	c.validateScrape(bad)
+	c.validateFiles(bad)
 	for k, v := range c.Aliases {
 		if _, err := aliasOf(v); err != nil {
 			bad("aliases."+k, "%v", err)

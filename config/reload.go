@@ -33,6 +33,15 @@ func RestartKeys(old, cur Config) []string {
 	if !reflect.DeepEqual(old.Scrape, cur.Scrape) {
 		keys = append(keys, "scrape")
 	}
+	for _, k := range []struct {
+		name string
+		same bool
+	}{{"files", reflect.DeepEqual(old.Files, cur.Files)}, {"docker", reflect.DeepEqual(old.Docker, cur.Docker)},
+		{"kubernetes", reflect.DeepEqual(old.Kubernetes, cur.Kubernetes)}, {"file_options", old.FileOptions == cur.FileOptions}} {
+		if !k.same {
+			keys = append(keys, k.name)
+		}
+	}
 	if old.Timezone != cur.Timezone {
 		keys = append(keys, "timezone")
 	}

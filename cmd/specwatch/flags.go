@@ -19,7 +19,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type runFlags struct {
 	config                         string
 	units, identifiers, pushLabels listFlag
-	scrape                         listFlag
+	scrape, files                  listFlag
+	docker, kubernetes             bool
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
 	namespace                      string
@@ -43,6 +44,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.pushInterval, "push-interval", 0, "push interval")
 	fs.Var(&f.pushLabels, "push-label", "extra label k=v on pushed metrics (repeatable)")
 	fs.Var(&f.scrape, "scrape", "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)")
+	fs.Var(&f.files, "file", "follow log files matching this glob like tail -F (repeatable; replaces the config's files: list)")
+	fs.BoolVar(&f.docker, "docker", false, "follow every Docker container's json-file log (docker: in the config sets root and patterns)")
+	fs.BoolVar(&f.kubernetes, "kubernetes", false, "follow every pod's container logs under /var/log/pods (kubernetes: in the config sets root and patterns)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "", "auto, json, console, journald")
 }
@@ -61,6 +65,15 @@ func (f *runFlags) apply(cfg *config.Config) error {
 		for _, u := range f.scrape {
 			cfg.Scrape = append(cfg.Scrape, config.ScrapeConfig{URL: u})
 		}
+	}
+	if len(f.files) > 0 {
+		cfg.Files = f.files
+	}
+	if given("docker") {
+		cfg.Docker.Enabled = f.docker
+	}
+	if given("kubernetes") {
+		cfg.Kubernetes.Enabled = f.kubernetes
 	}
 	for _, o := range []struct {
 		name string

@@ -16,9 +16,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/internal/statelock"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/pipeline"
 )
 
 // runRun is the daemon: follow the journal exactly once, forever.
@@ -89,6 +91,16 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 			return err
 		}
 		defer stopScrape()
+		p := d.pipeline(loc, time.Now().Year())
+		var files *file.Source
+		var fileStore *file.Store
+		if len(cfg.FileGlobs()) > 0 {
+			files, fileStore = openFiles(cfg, log)
+			defer files.Close()
+			if !cfg.ReadsJournal() {
+				return p.Follow(ctx, files, fileStore)
+			}
+		}
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
 		// own).
 		src, err := journal.Open(journal.Options{
@@ -100,7 +112,11 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 			return err
 		}
 		defer src.Close()
-		return d.pipeline(loc, time.Now().Year()).Follow(ctx, src, store)
+		if files != nil {
+			both, sink := pipeline.Merge(files, fileStore, src, store)
+			return p.Follow(ctx, both, sink)
+		}
+		return p.Follow(ctx, src, store)
 	})
 }
 
