@@ -76,21 +76,22 @@ type Stats struct {
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
 // then Close. It is not safe for concurrent use.
 type Source struct {
-	o       Options
-	now     func() time.Time
-	files   []*tail // tracked, in the order found
-	byKey   map[devKey]*tail
-	skipped map[devKey]bool // files the preset's patterns refused
-	saved   []Position      // positions not matched yet (the first scan drops the rest)
-	orphans []orphan        // positions of truncated files, for their copies
-	nextID  int
-	cur     int // the file Next reads from first
-	scanned bool
-	last    time.Time // the last scan
-	stats   Stats
-	cursor  []byte
-	host    []byte
-	taken   int64 // Bad+Cut handed to TakeUnreadable
+	o         Options
+	now       func() time.Time
+	files     []*tail // tracked, in the order found
+	byKey     map[devKey]*tail
+	skipped   map[devKey]bool // files the preset's patterns refused
+	saved     []Position      // positions not matched yet (the first scan drops the rest)
+	orphans   []orphan        // positions of truncated files, for their copies
+	nextID    int
+	cur       int // the file Next reads from first
+	scanned   bool
+	last      time.Time // the last scan
+	lastCheck time.Time // the last activeRotated
+	stats     Stats
+	cursor    []byte
+	host      []byte
+	taken     int64 // Bad+Cut handed to TakeUnreadable
 }
 
 type devKey struct{ dev, ino uint64 }
@@ -142,12 +143,41 @@ func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 		if s.read(e, now) {
 			return true, nil
 		}
+		if s.activeRotated(now) {
+			s.scan(now)
+			if s.read(e, now) {
+				return true, nil
+			}
+		}
 		if try == 0 {
 			s.o.Wait(min(wait, s.o.Rescan))
 		}
 	}
 	return false, nil
 }
+
+// activeRotated looks, at most every checkEvery, whether a file that was growing a moment ago
+// is still under its name: a writer that rotates its log goes on in a new file at once, and
+// waiting for the next scan would hold its first lines up to a second.
+func (s *Source) activeRotated(now time.Time) bool {
+	if now.Sub(s.lastCheck) < checkEvery {
+		return false
+	}
+	s.lastCheck = now
+	for _, t := range s.files {
+		if t.gone || t.parked || t.f == nil || now.Sub(t.lastData) > time.Second {
+			continue
+		}
+		fi, err := os.Stat(t.path)
+		if err != nil || keyOf(fi, t.path) != keyOf2(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkEvery paces activeRotated: one stat per active file every 100 ms.
+const checkEvery = 100 * time.Millisecond
 
 // read returns the next line of the file being read, or of the next file with one.
 func (s *Source) read(e *ingest.Entry, now time.Time) bool {
