@@ -209,4 +209,3 @@ func (l *fileLedger) after(pos []savedPosition) int {
 	}
 	return l.seq - len(covered)
 }
-
