@@ -44,4 +44,8 @@ func TestAnalyzeContainerLogsMatchRaw(t *testing.T) {
 			t.Errorf("%s: report differs from the raw log's:\n got %.600s\nwant %.600s", f, got, want)
 		}
 	}
+	// Real conmon output (six lines split in two records) against the same run's stdout.
+	if got, want := report("cri-podman.log"), report("podman-raw.log"); !bytes.Equal(got, want) {
+		t.Errorf("cri-podman.log: report differs from podman-raw.log's:\n got %.600s\nwant %.600s", got, want)
+	}
 }

@@ -234,3 +234,23 @@ func TestDecodeResume(t *testing.T) {
 		t.Fatalf("lines %q, want the stderr line whole and only the later stdout line", got)
 	}
 }
+
+// Real conmon output: six lines split where its read buffer ended, joined back exactly.
+func TestDecodePodman(t *testing.T) {
+	raw := readLines(t, "podman-raw.log")
+	d := NewDecoder(CRI, 0)
+	var got []string
+	var off int64
+	for _, r := range readLines(t, "cri-podman.log") {
+		if l, ok := d.Decode([]byte(r), off); ok {
+			got = append(got, string(l.Msg))
+		}
+		off += int64(len(r)) + 1
+	}
+	if strings.Join(got, "\n") != strings.Join(raw, "\n") {
+		t.Fatalf("%d lines decoded, %d in the raw output, or they differ", len(got), len(raw))
+	}
+	if st := d.Stats(); st.Joined != 6 || st.Bad != 0 {
+		t.Fatalf("stats %+v, want the 6 split lines joined", st)
+	}
+}
