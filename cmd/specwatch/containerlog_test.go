@@ -44,6 +44,16 @@ func TestAnalyzeContainerLogsMatchRaw(t *testing.T) {
 			t.Errorf("%s: report differs from the raw log's:\n got %.600s\nwant %.600s", f, got, want)
 		}
 	}
+	// Real dockerd output: the same report as the container's stdout, every series named by
+	// the container's name from config.v2.json.
+	const id = "e4b75d0f2986c6b6bb38c87e4b1567bdfd13b792076623f29ac4d7af316f1b2d"
+	got := report(filepath.Join("docker", id, id+"-json.log"))
+	if !bytes.Contains(got, []byte(`"container":"sglang-sim"`)) {
+		t.Errorf("the real Docker log's series lack the container's name: %.300s", got)
+	}
+	if got, want := bytes.ReplaceAll(got, []byte(`"container":"sglang-sim",`), nil), report("docker-sim-stdout.log"); !bytes.Equal(got, want) {
+		t.Errorf("real Docker log: report differs from the container's stdout's:\n got %.600s\nwant %.600s", got, want)
+	}
 	// Real conmon output (six lines split in two records) against the same run's stdout.
 	if got, want := report("cri-podman.log"), report("podman-raw.log"); !bytes.Equal(got, want) {
 		t.Errorf("cri-podman.log: report differs from podman-raw.log's:\n got %.600s\nwant %.600s", got, want)

@@ -254,3 +254,50 @@ func TestDecodePodman(t *testing.T) {
 		t.Fatalf("stats %+v, want the 6 split lines joined", st)
 	}
 }
+
+const realDockerID = "e4b75d0f2986c6b6bb38c87e4b1567bdfd13b792076623f29ac4d7af316f1b2d"
+
+// Real dockerd output (Debian's docker.io, json-file): the simulated engine's 302 lines, and
+// a container writing a 40,042-byte line (three records of at most 16 KiB of "log"), escapes
+// (\u003c, \u0009, \u001b, U+2028 as \u2028) on stderr, and a last line without its newline.
+func TestDecodeRealDocker(t *testing.T) {
+	decode := func(name string) ([]string, *Decoder) {
+		d := NewDecoder(DockerJSON, 0)
+		var got []string
+		var off int64
+		for _, r := range readLines(t, name) {
+			if l, ok := d.Decode([]byte(r), off); ok {
+				got = append(got, string(l.Msg))
+			}
+			off += int64(len(r)) + 1
+		}
+		for l, ok := d.Flush(); ok; l, ok = d.Flush() {
+			got = append(got, string(l.Msg))
+		}
+		return got, d
+	}
+	got, d := decode(filepath.Join("docker", realDockerID, realDockerID+"-json.log"))
+	if want := readLines(t, "docker-sim-stdout.log"); strings.Join(got, "\n") != strings.Join(want, "\n") || d.Stats().Bad != 0 {
+		t.Fatalf("%d lines (stats %+v), want the %d lines of the container's stdout", len(got), d.Stats(), len(want))
+	}
+	got, d = decode("docker-longline.log")
+	want := []string{
+		"[2026-11-20 09:00:02] <html> & \"quoted\" back\\slash \ttab \u2028 sep é \x1b[32mgreen\x1b[0m",
+		"[2026-11-20 09:00:00 TP0] before the long line",
+		"[2026-11-20 09:00:01 TP0] long diagnostic " + strings.Repeat("0123456789abcdef", 2500),
+		"[2026-11-20 09:00:03 TP0] exits without a newline",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines %.200q", got)
+	}
+	if st := d.Stats(); st.Joined != 2 || st.Bad != 0 {
+		t.Fatalf("stats %+v: the long line and the unfinished last one are joined", st)
+	}
+	m, ok := FromPath(filepath.Join("testdata", "docker", realDockerID, realDockerID+"-json.log"))
+	if !ok {
+		t.Fatal("the real container's path is not Docker's layout")
+	}
+	if err := DockerName(filepath.Join("testdata", "docker", realDockerID, realDockerID+"-json.log"), &m); err != nil || m.Container != "sglang-sim" || m.Image != "specwatch-sim:local" {
+		t.Fatalf("meta %+v, %v: want the name and image dockerd wrote", m, err)
+	}
+}
