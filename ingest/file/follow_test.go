@@ -148,3 +148,20 @@ func TestBoundedOpenFiles(t *testing.T) {
 		t.Errorf("stats %+v: files should have been closed and reopened", st)
 	}
 }
+
+// A copy of a file closed under the open-files bound is still recognised as a copy.
+func TestCopyOfClosedFile(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log*")}, MaxOpen: 1})
+	f.write("a.log", 1, 5)
+	f.drain()
+	f.write("b.log", 6, 10) // b is read last: a is closed
+	f.drain()
+	if st := f.src.Stats(); st.Open != 1 {
+		t.Fatalf("stats %+v, want one open file", st)
+	}
+	b, _ := os.ReadFile(f.path("a.log"))
+	must(t, os.WriteFile(f.path("a.log.1"), b, 0o644))
+	f.drain()
+	f.exactlyOnce(10)
+}

@@ -250,8 +250,8 @@ func (s *Source) match(t *tail) (Position, int) {
 		}
 	}
 	for _, c := range s.files {
-		if c != t && !c.parked && !c.gone && c.f != nil && t.ident.FPLen > 0 && strings.HasPrefix(t.path, c.path) &&
-			t.path != c.path && samePrefix(c.f, t.f, min(c.ident.FPLen, t.ident.FPLen)) {
+		if c != t && !c.parked && !c.gone && t.ident.FPLen > 0 && strings.HasPrefix(t.path, c.path) &&
+			t.path != c.path && sameStart(c, t) {
 			t.shadowOf = c.id
 			return Position{}, matchLive
 		}
@@ -370,4 +370,18 @@ func lastLineEnd(f *os.File, size int64) (int64, bool) {
 		return 0, false // one unfinished first line: it is read whole when it ends
 	}
 	return size, true
+}
+
+// sameStart reports whether copy t starts with the bytes of original c, over the shorter of
+// their fingerprints. An original closed under the open-files bound is opened for the check.
+func sameStart(c, t *tail) bool {
+	f := c.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(c.path); err != nil {
+			return false
+		}
+		defer f.Close()
+	}
+	return samePrefix(f, t.f, min(c.ident.FPLen, t.ident.FPLen))
 }
