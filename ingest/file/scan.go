@@ -126,48 +126,6 @@ func (s *Source) check(t *tail, size int64, now time.Time) {
 	s.o.Store.identify(t.id, t.path, t.ident)
 }
 
-// truncate restarts a file at 0 whose content was replaced in place (copytruncate). Its old
-// position is kept for a copy of it: a parked copy starts reading there now, or a copy found
-// later does.
-func (s *Source) truncate(t *tail, now time.Time) {
-	s.stats.Truncated++
-	old := t.position()
-	old.Path, old.Identity = t.path, t.ident
-	resumed := false
-	for _, c := range s.files {
-		if c.parked && c.shadowOf == t.id {
-			s.unpark(c, old, now)
-			resumed = true
-		}
-	}
-	if !resumed {
-		s.orphans = append(s.orphans, orphan{path: t.path, Position: old, at: now})
-	}
-	t.reset(0)
-	t.dec = nil
-	fp, _ := fingerprint(t.f, 0)
-	t.ident.FPLen, t.ident.FP = 0, fp
-	s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident})
-}
-
-// unpark starts reading a copy at its original's position.
-func (s *Source) unpark(c *tail, p Position, now time.Time) {
-	c.parked = false
-	if c.f == nil {
-		s.reopen(c, now)
-	}
-	if c.buf == nil {
-		c.buf = make([]byte, 64<<10)
-	}
-	c.reset(p.Offset)
-	c.done = p.Done
-	s.stats.CopiesRead++
-	if c.sniff() && p.Done != p.Offset {
-		c.dec.Resume(p.Skip, p.Done)
-	}
-	s.o.Store.track(c.id, Position{Path: c.path, Identity: c.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip})
-}
-
 // add starts following a file found for the first time.
 func (s *Source) add(fd found, first bool, now time.Time) {
 	m, _ := containerlog.FromPath(fd.path)
@@ -222,50 +180,6 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 	}
 }
 
-const (
-	matchNone = iota
-	matchSaved
-	matchOrphan
-	matchLive
-)
-
-// match finds where a new file resumes: a saved position of the same file (device, inode and
-// fingerprint), or — for a copy, whose name starts with its original's and whose first bytes
-// are its original's — a truncated original's position, or an original still being read (the
-// copy is parked: its lines are the original's).
-func (s *Source) match(t *tail) (Position, int) {
-	for i, p := range s.saved {
-		if p.Dev == t.ident.Dev && p.Ino == t.ident.Ino && p.FPLen <= t.ident.FPLen && p.Identity.matches(t.f) {
-			s.saved = slices.Delete(s.saved, i, i+1)
-			return p, matchSaved
-		}
-	}
-	isCopy := func(path string, id Identity) bool {
-		return id.FPLen > 0 && strings.HasPrefix(t.path, path) && t.path != path && id.matches(t.f)
-	}
-	for i, o := range s.orphans {
-		if isCopy(o.path, o.Identity) {
-			s.orphans = slices.Delete(s.orphans, i, i+1)
-			return o.Position, matchOrphan
-		}
-	}
-	for _, c := range s.files {
-		if c != t && !c.parked && !c.gone && t.ident.FPLen > 0 && strings.HasPrefix(t.path, c.path) &&
-			t.path != c.path && sameStart(c, t) {
-			t.shadowOf = c.id
-			return Position{}, matchLive
-		}
-	}
-	for i, p := range s.saved {
-		if isCopy(p.Path, p.Identity) {
-			// The original was truncated while specwatch was down: its position goes on here.
-			s.saved = slices.Delete(s.saved, i, i+1)
-			return p, matchOrphan
-		}
-	}
-	return Position{}, matchNone
-}
-
 // retire closes rotated or deleted files read to their end RotateWait after they last grew.
 func (s *Source) retire(now time.Time) {
 	s.files = slices.DeleteFunc(s.files, func(t *tail) bool {
@@ -302,55 +216,6 @@ func (s *Source) drop(t *tail) {
 	s.o.Store.forget(t.id)
 }
 
-// bound closes the least recently read files over MaxOpen; files being drained after a
-// rotation stay open (their name may be gone, so they could not be reopened).
-func (s *Source) bound(now time.Time) {
-	var open []*tail
-	for _, t := range s.files {
-		if t.f != nil && !t.gone {
-			open = append(open, t)
-		}
-	}
-	over := len(open) + s.goneOpen() - s.o.MaxOpen
-	if over <= 0 {
-		return
-	}
-	slices.SortFunc(open, func(a, b *tail) int { return a.lastUsed.Compare(b.lastUsed) })
-	for _, t := range open[:min(over, len(open))] {
-		t.close()
-	}
-}
-
-func (s *Source) goneOpen() (n int) {
-	for _, t := range s.files {
-		if t.f != nil && t.gone {
-			n++
-		}
-	}
-	return n
-}
-
-// reopen opens a closed file that grew, making room under the bound. The path must still be
-// the same file: a different start means it was replaced while closed.
-func (s *Source) reopen(t *tail, now time.Time) bool {
-	f, fi, err := openFile(t.path)
-	if err != nil {
-		return false
-	}
-	if keyOf(fi, t.path) != keyOf2(t) {
-		f.Close()
-		return false
-	}
-	t.f = f
-	t.lastUsed = now
-	s.stats.Reopened++
-	s.bound(now)
-	if t.f == nil { // closed again: every other open file was used more recently
-		return false
-	}
-	return true
-}
-
 // lastLineEnd is where a file first read at its end starts: after its last complete line, so
 // that a line being written is read whole; without a newline in the last 64 KiB, at the end,
 // dropping the rest of that line.
@@ -370,18 +235,4 @@ func lastLineEnd(f *os.File, size int64) (int64, bool) {
 		return 0, false // one unfinished first line: it is read whole when it ends
 	}
 	return size, true
-}
-
-// sameStart reports whether copy t starts with the bytes of original c, over the shorter of
-// their fingerprints. An original closed under the open-files bound is opened for the check.
-func sameStart(c, t *tail) bool {
-	f := c.f
-	if f == nil {
-		var err error
-		if f, err = os.Open(c.path); err != nil {
-			return false
-		}
-		defer f.Close()
-	}
-	return samePrefix(f, t.f, min(c.ident.FPLen, t.ident.FPLen))
 }
