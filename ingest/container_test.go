@@ -59,3 +59,15 @@ func TestReadContainerDamage(t *testing.T) {
 		t.Fatalf("entries %q bad %d", got, r.Stats().Bad)
 	}
 }
+
+// analyze FILE takes the container's identity from the path, as `run` does.
+func TestReadContainerIdentityFromPath(t *testing.T) {
+	r := NewReader(strings.NewReader("2026-11-20T09:00:00Z stderr F x\n"), ReaderOptions{Name: "/var/log/pods/inference_sglang-0_uid/engine/0.log"})
+	var e Entry
+	if err := r.Next(&e); err != nil {
+		t.Fatal(err)
+	}
+	if string(e.Container) != "engine" || string(e.Namespace) != "inference" || string(e.Pod) != "sglang-0" {
+		t.Fatalf("identity %q %q %q", e.Container, e.Namespace, e.Pod)
+	}
+}
