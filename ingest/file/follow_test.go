@@ -165,3 +165,21 @@ func TestCopyOfClosedFile(t *testing.T) {
 	f.drain()
 	f.exactlyOnce(10)
 }
+
+// A deleted file whose last line never got its newline is still closed after the rotation
+// wait, the unfinished line counted.
+func TestDeletedWithUnfinishedLine(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f.write("a.log", 1, 2)
+	w, _ := os.OpenFile(f.path("a.log"), os.O_WRONLY|os.O_APPEND, 0)
+	w.WriteString("line 00")
+	w.Close()
+	f.drain()
+	must(t, os.Remove(f.path("a.log")))
+	f.drain()
+	f.exactlyOnce(2)
+	if st := f.src.Stats(); st.Files != 0 || st.Open != 0 || st.Cut != 1 {
+		t.Fatalf("stats %+v, want the file closed and its unfinished line counted", st)
+	}
+}

@@ -186,7 +186,7 @@ func (s *Source) retire(now time.Time) {
 		if !t.gone {
 			return false
 		}
-		if !t.parked && t.f != nil && (t.fill(now) || t.r < t.w || now.Sub(t.lastData) < s.o.RotateWait || now.Sub(t.goneAt) < s.o.RotateWait) {
+		if !t.parked && t.f != nil && (t.fill(now) || t.hasRecord() || now.Sub(t.lastData) < s.o.RotateWait || now.Sub(t.goneAt) < s.o.RotateWait) {
 			return false
 		}
 		s.drop(t)
@@ -198,6 +198,9 @@ func (s *Source) retire(now time.Time) {
 }
 
 func (s *Source) drop(t *tail) {
+	if t.r < t.w && !t.skip {
+		t.truncated++ // a last line without its newline: the writer never finished it
+	}
 	for _, c := range s.files {
 		if c.parked && c.shadowOf == t.id {
 			c.close() // its original was read to its end: the copy holds nothing new

@@ -52,6 +52,9 @@ func (t *tail) reset(off int64) {
 	}
 }
 
+// hasRecord reports whether a complete record is buffered.
+func (t *tail) hasRecord() bool { return bytes.IndexByte(t.buf[t.r:t.w], '\n') >= 0 }
+
 // fill reads once at readEnd; false when there was nothing new (or the descriptor is closed).
 func (t *tail) fill(now time.Time) bool {
 	if t.f == nil {
