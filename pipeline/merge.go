@@ -32,16 +32,30 @@ type merged struct {
 	j                     CountingJournal
 	fileSink, journalSink CursorSink
 	fromFiles             bool // where the entry last returned came from
+	run                   int  // file entries in a row
 }
 
 func (m *merged) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
+	// A backlog of file lines (a first read of large files) must not hold the journal up:
+	// after a run of file entries the journal gets a turn without waiting.
+	if m.run >= mergeRun {
+		m.run = 0
+		if ok, err := m.j.Next(e, 0); ok || err != nil {
+			m.fromFiles = false
+			return ok, err
+		}
+	}
 	if ok, err := m.files.Next(e, 0); ok || err != nil {
 		m.fromFiles = true
+		m.run++
 		return ok, err
 	}
-	m.fromFiles = false
+	m.fromFiles, m.run = false, 0
 	return m.j.Next(e, min(wait, mergeWait))
 }
+
+// mergeRun is how many file entries in a row a merged source returns before asking the journal.
+const mergeRun = 64
 
 func (m *merged) Stats() journal.Stats { return m.j.Stats() }
 

@@ -55,3 +55,26 @@ func TestMergeRoutesCursors(t *testing.T) {
 		t.Fatalf("input %+v, want 5 lines and the files' 3 unreadable records", in)
 	}
 }
+
+// A backlog of file lines does not hold the journal up: it gets a turn every mergeRun entries.
+func TestMergeInterleaves(t *testing.T) {
+	files := &fakeSource{follow: true}
+	for i := range 200 {
+		files.lines = append(files.lines, "f")
+		files.cursors = append(files.cursors, "0:"+string(rune('0'+i%10)))
+	}
+	j := &fakeSource{lines: []string{"j1", "j2"}, cursors: []string{"s=a;i=1", "s=a;i=2"}, follow: true}
+	src, _ := Merge(files, &countingCursor{}, j, &countingCursor{})
+	var e ingest.Entry
+	for n := 1; n <= 2*mergeRun+2; n++ {
+		if ok, _ := src.Next(&e, 0); !ok {
+			t.Fatal("nothing")
+		}
+		if string(e.Message) == "j1" && n != mergeRun+1 {
+			t.Fatalf("the journal's first entry came %d-th, want %d-th", n, mergeRun+1)
+		}
+	}
+	if j.i != 2 {
+		t.Fatalf("the journal gave %d entries among %d", j.i, 2*mergeRun+2)
+	}
+}
