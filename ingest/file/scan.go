@@ -36,6 +36,9 @@ func (s *Source) scan(now time.Time) {
 			continue
 		}
 		key := keyOf(fi, path)
+		if seen[key] {
+			continue // a second name of a file already seen (a symlink into another glob)
+		}
 		seen[key] = true
 		if s.skipped[key] {
 			continue
@@ -187,6 +190,10 @@ func (s *Source) retire(now time.Time) {
 			return false
 		}
 		if !t.parked && t.f != nil && (t.fill(now) || t.hasRecord() || now.Sub(t.lastData) < s.o.RotateWait || now.Sub(t.goneAt) < s.o.RotateWait) {
+			return false
+		}
+		if fi, err := os.Stat(t.path); err == nil && keyOf(fi, t.path) == keyOf2(t) {
+			t.gone = false // still there: the scan missed it (a directory being replaced)
 			return false
 		}
 		s.drop(t)
