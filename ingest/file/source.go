@@ -198,6 +198,14 @@ func (s *Source) read(e *ingest.Entry, now time.Time) bool {
 }
 
 func (s *Source) entry(e *ingest.Entry, t *tail, l containerlog.Line, p Position) {
+	// A position must not be saved with a shorter fingerprint than the bytes read allow: a
+	// file truncated and rewritten while specwatch is down would pass for this one.
+	if t.ident.FPLen < FingerprintBytes && t.f != nil {
+		old := t.ident
+		if t.ident.grow(t.f, t.readEnd()) && t.ident != old {
+			s.o.Store.identify(t.id, t.path, t.ident)
+		}
+	}
 	s.cursor = appendCursor(s.cursor, t.id, p.Offset, p.Done, p.Skip)
 	*e = ingest.Entry{Time: l.Time, Host: s.host, Unit: t.unit, Message: l.Msg, Cursor: s.cursor}
 	fillContainer(e, t)

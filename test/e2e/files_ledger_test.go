@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -184,15 +185,24 @@ func readPositions(t *testing.T, stateDir string) []savedPosition {
 func (l *fileLedger) after(pos []savedPosition) int {
 	covered := map[int]bool{}
 	for _, p := range pos {
+		// The generations the position can name: its inode, its first bytes. A short
+		// fingerprint may fit an earlier generation of the inode too; the daemon resumes the
+		// file there now, so an existing generation is the one.
+		var match []*generation
 		for _, g := range l.gens {
 			if g.ino != p.Ino || len(g.content) < p.FPLen {
 				continue
 			}
 			h := fnv.New64a()
 			h.Write(g.content[:p.FPLen])
-			if h.Sum64() != p.FP {
-				continue
+			if h.Sum64() == p.FP {
+				match = append(match, g)
 			}
+		}
+		if live := slices.DeleteFunc(slices.Clone(match), func(g *generation) bool { return g.gone }); len(live) > 0 {
+			match = live
+		}
+		for _, g := range match {
 			for i, end := range g.ends {
 				if end <= p.Offset {
 					covered[g.seqs[i]] = true
