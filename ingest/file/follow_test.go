@@ -3,6 +3,9 @@ package file
 import (
 	"os"
 	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest"
 )
 
 func TestFollowAppendAndPartialLine(t *testing.T) {
@@ -181,5 +184,28 @@ func TestDeletedWithUnfinishedLine(t *testing.T) {
 	f.exactlyOnce(2)
 	if st := f.src.Stats(); st.Files != 0 || st.Open != 0 || st.Cut != 1 {
 		t.Fatalf("stats %+v, want the file closed and its unfinished line counted", st)
+	}
+}
+
+// A rotation seen before the writer created its new file: the new file is found within
+// checkEvery of its creation, not at the next full scan.
+func TestRotationFollowedQuickly(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log")}, Rescan: 10 * time.Second})
+	f.write("engine.log", 1, 3)
+	f.read(3)
+	must(t, os.Rename(f.path("engine.log"), f.path("engine.log.1")))
+	start := f.now
+	var e ingest.Entry
+	f.src.Next(&e, 20*time.Millisecond) // sees the rotation: engine.log does not exist yet
+	f.src.Next(&e, 200*time.Millisecond)
+	f.write("engine.log", 4, 4)
+	for i := 0; i < 20 && len(f.lines) < 4; i++ {
+		if ok, _ := f.src.Next(&e, 20*time.Millisecond); ok {
+			f.lines = append(f.lines, string(e.Message))
+		}
+	}
+	if len(f.lines) != 4 || f.now.Sub(start) > time.Second {
+		t.Fatalf("after %v: lines %q, want line 4 within a second (the full scan is 10 s apart)", f.now.Sub(start), f.lines)
 	}
 }

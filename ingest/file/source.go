@@ -76,22 +76,23 @@ type Stats struct {
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
 // then Close. It is not safe for concurrent use.
 type Source struct {
-	o         Options
-	now       func() time.Time
-	files     []*tail // tracked, in the order found
-	byKey     map[devKey]*tail
-	skipped   map[devKey]bool // files the preset's patterns refused
-	saved     []Position      // positions not matched yet (the first scan drops the rest)
-	orphans   []orphan        // positions of truncated files, for their copies
-	nextID    int
-	cur       int // the file Next reads from first
-	scanned   bool
-	last      time.Time // the last scan
-	lastCheck time.Time // the last activeRotated
-	stats     Stats
-	cursor    []byte
-	host      []byte
-	taken     int64 // Bad+Cut handed to TakeUnreadable
+	o          Options
+	now        func() time.Time
+	files      []*tail // tracked, in the order found
+	byKey      map[devKey]*tail
+	skipped    map[devKey]bool // files the preset's patterns refused
+	saved      []Position      // positions not matched yet (the first scan drops the rest)
+	orphans    []orphan        // positions of truncated files, for their copies
+	nextID     int
+	cur        int // the file Next reads from first
+	scanned    bool
+	last       time.Time // the last scan
+	lastCheck  time.Time // the last activeRotated
+	quickUntil time.Time // scan every checkEvery until then: a rotation is under way
+	stats      Stats
+	cursor     []byte
+	host       []byte
+	taken      int64 // Bad+Cut handed to TakeUnreadable
 }
 
 type devKey struct{ dev, ino uint64 }
@@ -137,13 +138,16 @@ func New(o Options) *Source {
 func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 	for try := 0; try < 2; try++ {
 		now := s.now()
-		if !s.scanned || now.Sub(s.last) >= s.o.Rescan {
+		if !s.scanned || now.Sub(s.last) >= s.o.Rescan || now.Before(s.quickUntil) && now.Sub(s.last) >= checkEvery {
 			s.scan(now)
 		}
 		if s.read(e, now) {
 			return true, nil
 		}
 		if s.activeRotated(now) {
+			// The writer's new file may not exist yet (rename, then create): look again
+			// every checkEvery for a second.
+			s.quickUntil = now.Add(time.Second)
 			s.scan(now)
 			if s.read(e, now) {
 				return true, nil
