@@ -24,7 +24,8 @@ import (
 // 10 ms batches, each batch one write(2) as a logger's flush would be. Phase 1 (SPECWATCH_LIVE_SECS,
 // default 40 s): CPU % of one core, one /metrics scrape every 15 s; phase 2 (20 s): a probe
 // decode line every 250 ms, /metrics polled every 2 ms until it shows. The file is rotated by
-// rename every 10 s during both phases, as a logger would at this rate. RSS is VmHWM.
+// rename every SPECWATCH_LIVE_ROTATE seconds (default 10; 0: never) during both phases, as a
+// logger would at this rate. RSS is VmHWM.
 //
 //	SPECWATCH_BIN=/tmp/specwatch go test -count=1 -run TestLiveFiles -v -timeout 5m ./bench/
 func TestLiveFiles(t *testing.T) {
@@ -37,6 +38,11 @@ func TestLiveFiles(t *testing.T) {
 		secs, _ = strconv.Atoi(s)
 	}
 	const rate = 2000
+	rotate := 10 * time.Second // SPECWATCH_LIVE_ROTATE seconds; 0: never
+	if s := os.Getenv("SPECWATCH_LIVE_ROTATE"); s != "" {
+		n, _ := strconv.Atoi(s)
+		rotate = time.Duration(n) * time.Second
+	}
 	lines := liveLines(t)
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "engine.log")
@@ -76,7 +82,7 @@ func TestLiveFiles(t *testing.T) {
 				batch = append(append(batch, lines[n%len(lines)]...), '\n')
 			}
 			w.Write(batch)
-			if time.Since(rotated) >= 10*time.Second {
+			if rotate > 0 && time.Since(rotated) >= rotate {
 				w.Close()
 				os.Rename(logPath, logPath+".1")
 				w, _ = os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -124,8 +130,8 @@ func TestLiveFiles(t *testing.T) {
 	hwm, anon := procStatus(t, pid, "VmHWM:"), procStatus(t, pid, "RssAnon:")
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-	fmt.Printf("LIVEFILES rate=%d lines/s sent=%d cpu=%.2f%% of one core over %.0f s, VmHWM=%.1f MB, RssAnon=%.1f MB, write->/metrics p50=%.1f ms p99=%.1f ms max=%.1f ms (%d probes)\n",
-		rate, n, cpu, t1.Sub(t0).Seconds(), float64(hwm)/1024, float64(anon)/1024, p(0.5), p(0.99), p(1), len(lat))
+	fmt.Printf("LIVEFILES rotate=%s rate=%d lines/s sent=%d cpu=%.2f%% of one core over %.0f s, VmHWM=%.1f MB, RssAnon=%.1f MB, write->/metrics p50=%.1f ms p99=%.1f ms max=%.1f ms (%d probes)\n",
+		rotate, rate, n, cpu, t1.Sub(t0).Seconds(), float64(hwm)/1024, float64(anon)/1024, p(0.5), p(0.99), p(1), len(lat))
 }
 
 // liveLines are the corpus' unit lines (SPECWATCH_LIVE_LINES) or a simulated mixed log.
