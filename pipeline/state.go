@@ -14,11 +14,11 @@ import (
 type State struct {
 	mu   sync.Mutex
 	set  *model.Set
-	live bool             // the input is a journal being followed, so lag means something
+	live bool // the input is a journal being followed, so lag means something
 	// liveModel: verdicts follow the anomalies active now (model.Options.Live), as on any page
 	// that follows a stream, the demo's replay included.
 	liveModel bool
-	now  func() time.Time // the clock for the journal lag
+	now       func() time.Time // the clock for the journal lag
 
 	// Written by the pipeline under mu.
 	lastEntry          time.Time // journal timestamp of the latest entry applied
