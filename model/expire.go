@@ -28,7 +28,7 @@ func (m *Set) expire(now int64) {
 			se.expiry = expiry{}
 			continue
 		}
-		gone := now-m.units[se.labels.Host+"\x00"+se.labels.Unit] >= after
+		gone := now-m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container] >= after
 		se.expiry = expiry{last: se.last, quiet: true, gone: gone}
 		if gone {
 			se.clear(Stale, now)
