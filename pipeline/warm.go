@@ -51,8 +51,7 @@ const warmWait = 100 * time.Millisecond
 // Pipeline (whose parse stream and step bookkeeping then continue). It returns when w ends,
 // at the time bound, or when ctx ends (ctx's error; the model is then partial, and the caller
 // should stop).
-func (p *Pipeline) Warm(ctx context.Context, w Window, o WarmOptions) (WarmStats, error) {
-	var st WarmStats
+func (p *Pipeline) Warm(ctx context.Context, w Window, o WarmOptions) (st WarmStats, err error) {
 	start := p.now()
 	p.following, p.warming = true, true
 	defer func() {
@@ -71,7 +70,8 @@ func (p *Pipeline) Warm(ctx context.Context, w Window, o WarmOptions) (WarmStats
 			st.TimedOut = true
 			return st, nil
 		}
-		ok, err := w.Next(&p.entry, warmWait)
+		var ok bool
+		ok, err = w.Next(&p.entry, warmWait)
 		if errors.Is(err, io.EOF) || (err == nil && !ok) {
 			return st, nil
 		}
