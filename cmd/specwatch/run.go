@@ -85,11 +85,6 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer sddaemon.SdNotify(false, sddaemon.SdNotifyStopping)
 	return d.serve(ctx, func(ctx context.Context) error {
-		stopScrape, err := d.startScrape(ctx)
-		if err != nil {
-			return err
-		}
-		defer stopScrape()
 		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
 		// own).
 		opts := journal.Options{
@@ -101,6 +96,13 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		if err := warm(ctx, p, opts, cursor, cfg.Model.Warmup, log); err != nil {
 			return err
 		}
+		// Scraping starts after the warm-up, whose end zeroes the counters: a scrape's samples
+		// counted meanwhile would be lost from them.
+		stopScrape, err := d.startScrape(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopScrape()
 		src, err := journal.Open(opts)
 		if err != nil {
 			return err
