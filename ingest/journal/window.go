@@ -16,12 +16,12 @@ import (
 // reads with a second Source of the same journal, matches and backend, opened at the
 // window's start time.
 //
-// The window ends at the cursor's entry, or at the first entry after it in the journal's
-// order: a later sequence number of the same writer, or a later realtime stamp (another
-// writer's file, in a directory of several hosts), or the end of what the journal holds (the
-// cursor's entry was vacuumed, or the window holds no entry of the matched units). Entries at
-// the cursor's exact time from another writer may fall on either side of it: the live reader
-// orders them the same way, by time, so none is read by both.
+// The window ends at the cursor's entry: the window's reader merges the journal's files in the
+// order the live reader does, so what it returned before that entry is what the live reader
+// skips, and nothing is read by both. When the entry is gone (vacuumed), the window ends at
+// the first entry after it — a later sequence number of the same writer, or a later realtime
+// stamp of another (a directory of several hosts) — or at the end of what the journal holds.
+// A clock skewed between writers can end it early; that costs history, never a line.
 //
 // Lifecycle: OpenWindow, Next until io.EOF from one goroutine, Close.
 type Window struct {
