@@ -41,8 +41,10 @@ type WarmStats struct {
 	TimedOut bool          // MaxDuration ended the replay before the window's end
 }
 
-// warmWait is Window.Next's wait: the window is on disk, so nothing more within it means its end.
-const warmWait = 100 * time.Millisecond
+// warmWait is Window.Next's wait: the window is on disk, so nothing more within it means its
+// end. It is long enough for a journalctl subprocess to start answering; a window normally ends
+// at the saved entry itself, without waiting.
+const warmWait = 2 * time.Second
 
 // Warm rebuilds the model from w before the live loop starts: every entry is applied as Follow
 // would apply it (series, fits, baselines, detectors, unit activity for stale), but the step
