@@ -150,7 +150,7 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 	}
 	if !ok {
 		if se.fit.N() < fitWarmup {
-			b.WriteString(sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup))
+			b.WriteString(se.noFitReason())
 		} else {
 			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))
 		}

@@ -25,7 +25,7 @@ type Series struct {
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
 	commitSrc   uint8
-	pointSrc    uint8 // likewise for decode points (step, context)
+	pointSrc    uint8 // which lines drive the fit: the first kind, or a logged step (learn.go)
 	commitQ     estimate.Quantiles
 	short, long estimate.EWMA
 
@@ -39,6 +39,7 @@ type Series struct {
 	lo, hi         float64 // context range the live fit has learned
 
 	idle    idleDetector
+	learn   learned
 	pending vllmPending
 	cur     current
 
@@ -187,31 +188,7 @@ func (se *Series) decode(s *parse.Sample) {
 	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
 		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds
 	}
-	if se.pointSrc == srcNone {
-		se.pointSrc = src
-	}
-	if src != se.pointSrc {
-		return // one kind of line drives the fit, or gaps and statistics would count twice
-	}
-	switch {
-	case hasStep:
-		p.step = step
-		switch {
-		case hasTPS:
-			p.tps = tps
-		case p.hasCommit:
-			p.tps = p.commit * p.running / step
-		default:
-			p.tps = math.NaN()
-		}
-	case hasTPS && tps > 0 && p.hasCommit:
-		p.tps = tps
-		p.step = p.commit * p.running / tps
-	default:
-		return
-	}
-	p.idle = se.idle.check(&p, se, hasTPS && !hasStep)
-	se.apply(&p)
+	se.decodePoint(&p, s, hasStep, hasTPS, step, tps)
 }
 
 // commitSample feeds acceptance statistics and the stuck-drafter check from one source.

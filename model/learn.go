@@ -1,0 +1,178 @@
+package model
+
+import (
+	"math"
+	"strings"
+
+	"github.com/specwatch/specwatch/model/internal/interval"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// learned is what a series infers about its engine's settings instead of assuming them, and
+// the account of decode lines that did not reach the fit, so that a series without a step
+// model can say why.
+type learned struct {
+	cadence interval.Learner
+	// derived is the latest line whose step is derived from a wall-averaged throughput (SGLang's
+	// decode line): a stats line right after it that logs the step describes the same decode.
+	derived derivedLine
+	// Decode lines kept out of the fit, by reason.
+	afterIdle, noContext, badStep int64
+	// untrusted counts after_idle verdicts given only because no rhythm was known yet.
+	untrusted int64
+}
+
+// derivedLine is what a decode line said about its interval besides the step.
+type derivedLine struct {
+	t                         int64
+	ctx, running, commit, tps float64
+	hasCtx, hasCommit, idle   bool
+	ok                        bool
+	used                      bool // a stats line of the same decode gave its step
+}
+
+// Point sources: which lines drive the fit. A logged step is GPU time of the interval and is
+// preferred to one derived from throughput, which is averaged over wall time and so inflated
+// after every pause. Of several stats lines after one decode line (DDTree's step_ms line and
+// DFlash's profile line), only the first counts, or one decode would count twice.
+const (
+	ptNone uint8 = iota
+	ptDerived
+	ptLogged
+)
+
+// sameDecode bounds how long after a decode line a stats line may come and still describe the
+// same decode: engines print them back to back.
+const sameDecode = 1e9 // ns
+
+// decodePoint finishes a decode point (s's step, logged or derived) and applies it if its kind
+// of line drives the fit.
+func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, step, tps float64) {
+	kind := ptDerived
+	if hasStep {
+		kind = ptLogged
+	}
+	switch {
+	case hasStep:
+		p.step = step
+	case hasTPS && tps > 0 && p.hasCommit:
+		p.tps = tps
+		p.step = p.commit * p.running / tps
+	default:
+		return
+	}
+	l := &se.learn
+	if kind == ptDerived {
+		p.idle = se.idle.check(p, se, true)
+		l.derived = derivedLine{t: p.t, ctx: p.ctx, running: p.running, commit: p.commit, tps: p.tps,
+			hasCtx: p.hasCtx, hasCommit: p.hasCommit, idle: p.idle, ok: true}
+	} else if !se.loggedPoint(p, s, hasTPS, tps) {
+		return
+	}
+	switch {
+	case se.pointSrc == ptNone, se.pointSrc == ptDerived && kind != ptDerived:
+		se.pointSrc = kind
+	case kind != se.pointSrc:
+		return
+	}
+	switch {
+	case p.idle:
+		l.afterIdle++
+	case !p.hasCtx:
+		l.noContext++
+	case !(p.step > 0):
+		l.badStep++
+	}
+	se.apply(p)
+}
+
+// loggedPoint completes a point whose step the line logs. When it follows a decode line of the
+// same decode, that line supplies what the stats line does not print (context, batch, commit
+// length, measured throughput); its after-idle verdict concerns only the throughput, which is
+// then replaced by the rate while decoding. It reports false for a second stats line of a
+// decode that already has its point.
+func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float64) bool {
+	d := &se.learn.derived
+	if d.ok && p.t >= d.t && p.t-d.t <= sameDecode {
+		if d.used {
+			return false
+		}
+		d.used = true
+		if !s.Has(parse.Context) && d.hasCtx {
+			p.ctx, p.hasCtx = d.ctx, true
+		}
+		if !s.Has(parse.Running) {
+			p.running = d.running
+		}
+		if !p.hasCommit && d.hasCommit {
+			p.commit, p.hasCommit = d.commit, true
+		}
+		switch {
+		case hasTPS:
+			p.tps = tps
+		case !d.idle && d.tps > 0:
+			p.tps = d.tps
+		case p.hasCommit:
+			p.tps = p.commit * p.running / p.step
+		default:
+			p.tps = math.NaN()
+		}
+		return true
+	}
+	switch {
+	case hasTPS:
+		p.tps = tps
+	case p.hasCommit:
+		p.tps = p.commit * p.running / p.step
+	default:
+		p.tps = math.NaN()
+	}
+	p.idle = se.idle.check(p, se, false)
+	return true
+}
+
+// decodeInterval is the number of decode steps a line covers: learned from the lines once they
+// agree on one, the configured value until then.
+func (se *Series) decodeInterval() float64 {
+	if n, ok := se.learn.cadence.Interval(); ok {
+		return float64(n)
+	}
+	return float64(se.opts.DecodeLogInterval)
+}
+
+// DecodeInterval is the decode log interval the series uses and whether it was learned from
+// its lines (false: the configured value).
+func (se *Series) DecodeInterval() (int, bool) {
+	n, ok := se.learn.cadence.Interval()
+	if !ok {
+		return se.opts.DecodeLogInterval, false
+	}
+	return n, true
+}
+
+// noFitReason says why a series has no step model yet, with the numbers: the decode lines that
+// could not be used, by reason, so that "0 of 20" never stands unexplained beside hundreds of
+// decode lines.
+func (se *Series) noFitReason() string {
+	l := &se.learn
+	msg := sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup)
+	var why []string
+	for _, r := range []struct {
+		n   int64
+		why string
+	}{{l.afterIdle, "came after an idle gap (their throughput is averaged over the pause)"},
+		{l.noContext, "named no context"}, {l.badStep, "gave no positive step"}} {
+		if r.n > 0 {
+			why = append(why, sprintf("%d %s", r.n, r.why))
+		}
+	}
+	if se.points < 2*fitWarmup || len(why) == 0 {
+		return msg
+	}
+	msg += sprintf(" Of %d decode lines, %s.", se.points, strings.Join(why, ", "))
+	if l.untrusted > 0 {
+		n, _ := se.DecodeInterval()
+		msg += sprintf(" No line continued the one before it (context growth ≠ %d steps × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", n, n)
+	}
+	return msg
+}
