@@ -66,7 +66,7 @@ func (d *dropDetector) observe(t int64, c float64, se *Series) {
 			return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
 				m, mu, sd, 100*(1-m/mu), d.cusum.RunLength(), o.Window)
 		})
-	case d.cusum.Stat() == 0:
+	case d.cusum.Stat() == 0 && !se.slow.Alarm():
 		se.clear(AcceptanceDrop, t)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -48,6 +49,7 @@ type Series struct {
 
 	stuck, inconsistent, collapse streak
 	drop                          dropDetector
+	slow                          slowdrift.Detector
 	regress                       regressionDetector
 	drift                         driftDetector
 
@@ -99,6 +101,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		fit:       estimate.NewRLS(opts.Fit),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
+		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
@@ -206,7 +209,7 @@ func (se *Series) commitSample(src uint8, t int64, c, running float64, hasRunnin
 	if !hasRunning || running > 0 {
 		se.stuckCheck(t, c <= 1.005, c)
 	}
-	se.drop.observe(t, c, se)
+	se.acceptance(t, c)
 }
 
 // apply feeds one derived decode point to the fit, the throughput statistics, attribution

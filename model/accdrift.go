@@ -1,0 +1,24 @@
+package model
+
+import "github.com/specwatch/specwatch/model/internal/slowdrift"
+
+// acceptance feeds one commit length to acceptance_drop's two tests: the sequential test of
+// window means against a learning baseline (fast, for falls of minutes), and the slow-drift
+// test of the last half hour against the baseline an hour behind (for slides over hours, which
+// the learning baseline follows down). Either raises the one kind; it clears when neither
+// suspects a drop.
+func (se *Series) acceptance(t int64, c float64) {
+	se.drop.observe(t, c, se)
+	switch se.slow.Add(c) {
+	case slowdrift.Raise:
+		cur, ref, spread := se.slow.Last()
+		se.raise(AcceptanceDrop, t, func() string {
+			return sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
+				cur, se.slow.Window(), ref, spread, 100*(1-cur/ref))
+		})
+	case slowdrift.Clear:
+		if se.drop.cusum.Stat() == 0 {
+			se.clear(AcceptanceDrop, t)
+		}
+	}
+}
