@@ -9,6 +9,14 @@ import "github.com/specwatch/specwatch/model/internal/slowdrift"
 // suspects a drop.
 func (se *Series) acceptance(t int64, c float64) {
 	se.drop.observe(t, c, se)
+	se.peer.accept.Update(t, c)
+	if se.Active(CommitLenStuck) {
+		se.peer.accept.Reset() // a stuck drafter is its own finding; rank_skew starts afresh after it
+	}
+	if se.rs.cmp.Pending() {
+		se.rs.cmp.AddAccept(c)
+		se.restartJudge(t)
+	}
 	switch se.slow.Add(c) {
 	case slowdrift.Raise:
 		cur, ref, spread := se.slow.Last()

@@ -46,7 +46,8 @@ func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 	if p.hasCtx && !first && p.running == d.lastRun && !se.kvContext {
 		se.learn.cadence.Observe(grown, p.commit, p.running)
 	}
-	expect := se.decodeInterval() * p.commit * p.running
+	n, _ := se.DecodeInterval()
+	expect := float64(n) * p.commit * p.running
 	continued := p.hasCtx && !first && p.running == d.lastRun && math.Abs(grown-expect) <= expect/2
 	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, p.t, false, p.ctx, p.running
 	if !wallAveraged {
@@ -75,7 +76,7 @@ func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 		// No rhythm known yet and not a continuation: while the fit has nothing to check
 		// against, only lines that provably continue the previous one are trusted.
 		idle = true
-		se.learn.untrusted++
+		se.learn.skipped.Untrusted++
 	case gap > 1.5*typical && se.fit.N() >= fitWarmup && p.hasCtx:
 		// A shorter pause still inflates the step: the warm fit says by how much.
 		idle = p.step > 2*se.fit.Predict(p.ctx)

@@ -2,9 +2,9 @@ package model
 
 import (
 	"math"
-	"strings"
 
 	"github.com/specwatch/specwatch/model/internal/interval"
+	"github.com/specwatch/specwatch/model/internal/nofit"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -16,10 +16,7 @@ type learned struct {
 	// derived is the latest line whose step is derived from a wall-averaged throughput (SGLang's
 	// decode line): a stats line right after it that logs the step describes the same decode.
 	derived derivedLine
-	// Decode lines kept out of the fit, by reason.
-	afterIdle, noContext, badStep int64
-	// untrusted counts after_idle verdicts given only because no rhythm was known yet.
-	untrusted int64
+	skipped nofit.Account // decode lines kept out of the fit, by reason
 }
 
 // derivedLine is what a decode line said about its interval besides the step.
@@ -77,11 +74,11 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 	}
 	switch {
 	case p.idle:
-		l.afterIdle++
+		l.skipped.AfterIdle++
 	case !p.hasCtx:
-		l.noContext++
+		l.skipped.NoContext++
 	case !(p.step > 0):
-		l.badStep++
+		l.skipped.BadStep++
 	}
 	se.apply(p)
 }
@@ -131,17 +128,8 @@ func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float6
 	return true
 }
 
-// decodeInterval is the number of decode steps a line covers: learned from the lines once they
-// agree on one, the configured value until then.
-func (se *Series) decodeInterval() float64 {
-	if n, ok := se.learn.cadence.Interval(); ok {
-		return float64(n)
-	}
-	return float64(se.opts.DecodeLogInterval)
-}
-
-// DecodeInterval is the decode log interval the series uses and whether it was learned from
-// its lines (false: the configured value).
+// DecodeInterval is the number of decode steps a line covers, and whether it was learned from
+// the lines (once they agree on one) rather than configured.
 func (se *Series) DecodeInterval() (int, bool) {
 	n, ok := se.learn.cadence.Interval()
 	if !ok {
@@ -150,29 +138,8 @@ func (se *Series) DecodeInterval() (int, bool) {
 	return n, true
 }
 
-// noFitReason says why a series has no step model yet, with the numbers: the decode lines that
-// could not be used, by reason, so that "0 of 20" never stands unexplained beside hundreds of
-// decode lines.
+// noFitReason says why a series has no step model yet, with the numbers.
 func (se *Series) noFitReason() string {
-	l := &se.learn
-	msg := sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup)
-	var why []string
-	for _, r := range []struct {
-		n   int64
-		why string
-	}{{l.afterIdle, "came after an idle gap (their throughput is averaged over the pause)"},
-		{l.noContext, "named no context"}, {l.badStep, "gave no positive step"}} {
-		if r.n > 0 {
-			why = append(why, sprintf("%d %s", r.n, r.why))
-		}
-	}
-	if se.points < 2*fitWarmup || len(why) == 0 {
-		return msg
-	}
-	msg += sprintf(" Of %d decode lines, %s.", se.points, strings.Join(why, ", "))
-	if l.untrusted > 0 {
-		n, _ := se.DecodeInterval()
-		msg += sprintf(" No line continued the one before it (context growth ≠ %d steps × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", n, n)
-	}
-	return msg
+	n, _ := se.DecodeInterval()
+	return se.learn.skipped.Explain(se.fit.N(), fitWarmup, se.points, n)
 }

@@ -52,6 +52,8 @@ type Series struct {
 	slow                          slowdrift.Detector
 	regress                       regressionDetector
 	drift                         driftDetector
+	peer                          peerState
+	rs                            restartState
 
 	anomalies []Anomaly
 	active    [NumAnomalyKinds]int
@@ -140,6 +142,10 @@ func (se *Series) observe(s *parse.Sample) {
 		se.decode(s)
 	case parse.KindSpec:
 		se.spec(s)
+	case parse.KindEvent:
+		if s.Event == parse.EventDrafterInit {
+			se.restarted(s.Time)
+		}
 	}
 }
 
@@ -249,9 +255,14 @@ func (se *Series) apply(p *point) {
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
 	}
+	if se.rs.cmp.Pending() {
+		se.rs.cmp.AddStep(p.ctx, p.step)
+		se.restartJudge(p.t)
+	}
 	if p.hasCommit {
 		se.win.add(p)
 	}
+	se.skewCheck(p.t)
 }
 
 // collapseAge is how long the active throughput_collapse episode has lasted (0 if none).
