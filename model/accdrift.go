@@ -19,11 +19,7 @@ func (se *Series) acceptance(t int64, c float64) {
 	}
 	switch se.slow.Add(c) {
 	case slowdrift.Raise:
-		cur, ref, spread := se.slow.Last()
-		se.raise(AcceptanceDrop, t, func() string {
-			return sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
-				cur, se.slow.Window(), ref, spread, 100*(1-cur/ref))
-		})
+		se.raise(AcceptanceDrop, t, se.slow.Detail)
 	case slowdrift.Clear:
 		if se.drop.cusum.Stat() == 0 {
 			se.clear(AcceptanceDrop, t)

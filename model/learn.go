@@ -13,19 +13,12 @@ import (
 // model can say why.
 type learned struct {
 	cadence interval.Learner
-	// derived is the latest line whose step is derived from a wall-averaged throughput (SGLang's
-	// decode line): a stats line right after it that logs the step describes the same decode.
-	derived derivedLine
-	skipped nofit.Account // decode lines kept out of the fit, by reason
-}
-
-// derivedLine is what a decode line said about its interval besides the step.
-type derivedLine struct {
-	t                         int64
-	ctx, running, commit, tps float64
-	hasCtx, hasCommit, idle   bool
-	ok                        bool
-	used                      bool // a stats line of the same decode gave its step
+	// derived is the latest point whose step is derived from a wall-averaged throughput
+	// (SGLang's decode line): a stats line right after it that logs the step describes the same
+	// decode; used says one did.
+	derived          point
+	hasDerived, used bool
+	skipped          nofit.Account // decode lines kept out of the fit, by reason
 }
 
 // Point sources: which lines drive the fit. A logged step is GPU time of the interval and is
@@ -61,8 +54,7 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 	l := &se.learn
 	if kind == ptDerived {
 		p.idle = se.idle.check(p, se, true)
-		l.derived = derivedLine{t: p.t, ctx: p.ctx, running: p.running, commit: p.commit, tps: p.tps,
-			hasCtx: p.hasCtx, hasCommit: p.hasCommit, idle: p.idle, ok: true}
+		l.derived, l.hasDerived, l.used = *p, true, false
 	} else if !se.loggedPoint(p, s, hasTPS, tps) {
 		return
 	}
@@ -89,12 +81,12 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 // then replaced by the rate while decoding. It reports false for a second stats line of a
 // decode that already has its point.
 func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float64) bool {
-	d := &se.learn.derived
-	if d.ok && p.t >= d.t && p.t-d.t <= sameDecode {
-		if d.used {
+	l, d := &se.learn, &se.learn.derived
+	if l.hasDerived && p.t >= d.t && p.t-d.t <= sameDecode {
+		if l.used {
 			return false
 		}
-		d.used = true
+		l.used = true
 		if !s.Has(parse.Context) && d.hasCtx {
 			p.ctx, p.hasCtx = d.ctx, true
 		}

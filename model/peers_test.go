@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -112,4 +113,28 @@ func TestRestartRegression(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Ranks of the same unit in different containers are different engine processes: not peers.
+func TestRankSkewPeersShareContainer(t *testing.T) {
+	set := NewSet(Options{})
+	mk := func(rank, container string) *Series {
+		s := parseLine(t, "[2026-11-20 09:00:00 "+rank+"] Decode batch, #running-req: 1, #token: 100, token usage: 0.00, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0")
+		s.Host, s.Unit, s.Container = []byte("h"), []byte("u"), []byte(container)
+		return set.Observe(&s)
+	}
+	a, b, c := mk("DP0 TP0", "c1"), mk("DP1 TP1", "c1"), mk("DP0 TP0", "c2")
+	if a.peer.group != b.peer.group || a.peer.group == c.peer.group || len(a.peer.group.members) != 2 {
+		t.Errorf("groups: a %p b %p c %p, %d members", a.peer.group, b.peer.group, c.peer.group, len(a.peer.group.members))
+	}
+}
+
+// parseLine parses one engine line that must match.
+func parseLine(t *testing.T, line string) parse.Sample {
+	t.Helper()
+	var s parse.Sample
+	if r := parse.NewParser(parse.Options{}).Parse([]byte(line), &s); r != parse.Matched {
+		t.Fatalf("%q: %v %s", line, r, s.Why)
+	}
+	return s
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/peers"
 )
 
-// peerGroup is the ranks of one engine process (the series key without the rank).
+// peerGroup is the ranks of one engine process: the series whose keys differ only in the rank.
 type peerGroup struct {
 	members  []*Series
 	profiles []peers.Profile // scratch for one check
@@ -37,7 +37,8 @@ func (m *Set) joinGroup(se *Series) {
 	if m.groups == nil {
 		m.groups = make(map[string]*peerGroup)
 	}
-	k := se.key[:strings.LastIndexByte(se.key, 0)]
+	l := se.labels // the series key but the rank: host, unit, engine, container
+	k := strings.Join([]string{l.Host, l.Unit, l.Engine, l.Container, l.Namespace, l.Pod}, "\x00")
 	g := m.groups[k]
 	if g == nil {
 		g = &peerGroup{}

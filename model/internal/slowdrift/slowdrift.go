@@ -7,6 +7,7 @@
 package slowdrift
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -142,8 +143,8 @@ func (d *Detector) Add(v float64) Event {
 // Alarm reports whether the drop is active.
 func (d *Detector) Alarm() bool { return d.alarm }
 
-// Last returns the latest evaluation: the current half-hour mean, the baseline and its spread.
-func (d *Detector) Last() (cur, ref, spread float64) { return d.cur, d.ref, d.spread }
-
-// Window is the number of samples the current mean covers.
-func (d *Detector) Window() int { return d.o.Block * d.o.Current }
+// Detail is the sentence of the latest evaluation, with its numbers.
+func (d *Detector) Detail() string {
+	return fmt.Sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
+		d.cur, d.o.Block*d.o.Current, d.ref, d.spread, 100*(1-d.cur/d.ref))
+}
