@@ -19,7 +19,7 @@ type peerGroup struct {
 type peerState struct {
 	group     *peerGroup
 	judge     peers.Judge
-	accept    estimate.EWMA // commit length, half-life skewHalfLife
+	accept    estimate.EWMA // of window means of commit length, half-life skewHalfLife
 	lastCheck int64
 }
 
@@ -54,7 +54,7 @@ func (se *Series) profile(t int64) peers.Profile {
 	if se.samples == 0 || t-se.last > skewRecent {
 		return p
 	}
-	if se.peer.accept.N() >= se.opts.Window {
+	if se.peer.accept.N() > 0 {
 		p.Accept = se.peer.accept.Mean()
 	}
 	if se.fit.N() >= fitWarmup && se.cur.has&curCtx != 0 {

@@ -10,8 +10,6 @@
 // and only once enough of them have.
 package interval
 
-import "math"
-
 // MinVotes is the number of agreeing pairs (net of disagreeing ones) before an interval is
 // reported: a handful of continuing lines, so that a few batch changes that happen to agree
 // cannot set it.
@@ -38,37 +36,48 @@ type Learner struct {
 
 // Observe records one pair of consecutive lines of a series in which the number of running
 // requests did not change: the context grew by grown while the later line reports commit
-// tokens per request per step. It reports whether the pair agreed with the interval learned so
-// far (or with the candidate, before one is learned).
-func (l *Learner) Observe(grown, commit, running float64) bool {
+// tokens per request per step.
+func (l *Learner) Observe(grown, commit, running float64) {
 	if !(grown > 0) || !(commit >= 1) || !(running >= 1) {
-		return false
+		return
 	}
 	r := grown / (commit * running)
-	if r < 0.5 || r > maxInterval || math.IsNaN(r) {
-		return false
+	if !(r >= 0.5 && r <= maxInterval) { // NaN fails both
+		return
 	}
 	l.pairs++
-	if l.count > 0 && agrees(r, l.cand) {
+	switch {
+	case l.count > 0 && agrees(r, l.cand):
 		l.count = min(l.count+1, maxMargin)
 		l.sum += r
 		l.n++
 		l.cand = l.sum / float64(l.n)
-	} else if l.count > 0 {
+	case l.count > 0:
 		l.count--
-	} else {
+	default:
 		l.cand, l.sum, l.n, l.count = r, r, 1, 1
 	}
 	if l.count >= MinVotes {
-		l.learned = int(math.Round(l.cand))
+		l.learned = int(l.cand + 0.5)
 	}
-	return l.learned > 0 && agrees(r, float64(l.learned))
 }
 
 // agrees reports whether ratio r is the interval n, within the rounding of the printed
 // figures: the context is an integer per request (±1 token each, ±1/commit in the ratio) and
 // the commit length has two decimals (a few per mille).
-func agrees(r, n float64) bool { return math.Abs(r-n) <= math.Max(1.5, 0.03*n) }
+// It runs for every decode point, so it avoids math.Max's call.
+func agrees(r, n float64) bool {
+	tol := 0.03 * n
+	if tol < 1.5 {
+		tol = 1.5
+	}
+	d := r - n
+	return d <= tol && -d <= tol
+}
+
+// Settled reports whether the vote's margin is at its cap: a pair that agrees would change
+// nothing, so a caller may skip those.
+func (l *Learner) Settled() bool { return l.count >= maxMargin }
 
 // Interval returns the learned interval, or ok false while the vote is undecided.
 func (l *Learner) Interval() (n int, ok bool) { return l.learned, l.learned > 0 }

@@ -16,10 +16,12 @@ import (
 
 // Options shape the test; zero fields take the defaults.
 type Options struct {
-	// Block is the number of samples per block; Current the blocks in the current mean; Delay
+	// Block is the number of values per block; Current the blocks in the current mean; Delay
 	// the blocks between the current mean's end and the newest one the baseline holds.
-	// At one sample per 2 s the defaults are 5 min, 30 min and 1 h.
+	// Fed with means of 30 samples at one sample per 2 s, the defaults are 5 min, 30 min, 1 h.
 	Block, Current, Delay int
+	// PerValue is how many samples one value averages (default 30), for the detail sentence.
+	PerValue int
 	// HalfLife of the baseline, in blocks (default 72: 6 h at the default block).
 	HalfLife int
 	// Warmup is the number of half-hour means in the baseline before alarms (default 36: 3 h).
@@ -37,7 +39,8 @@ func (o *Options) defaults() {
 			*v = d
 		}
 	}
-	set(&o.Block, 150)
+	set(&o.Block, 5)
+	set(&o.PerValue, 30)
 	set(&o.Current, 6)
 	set(&o.Delay, 12)
 	set(&o.HalfLife, 72)
@@ -92,7 +95,7 @@ const (
 	Clear
 )
 
-// Add records one sample and reports whether it raised or cleared the alarm.
+// Add records one value and reports whether it raised or cleared the alarm.
 func (d *Detector) Add(v float64) Event {
 	m, full := d.block.Add(v)
 	if !full {
@@ -146,5 +149,5 @@ func (d *Detector) Alarm() bool { return d.alarm }
 // Detail is the sentence of the latest evaluation, with its numbers.
 func (d *Detector) Detail() string {
 	return fmt.Sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
-		d.cur, d.o.Block*d.o.Current, d.ref, d.spread, 100*(1-d.cur/d.ref))
+		d.cur, d.o.PerValue*d.o.Block*d.o.Current, d.ref, d.spread, 100*(1-d.cur/d.ref))
 }

@@ -27,7 +27,7 @@ func feed(d *Detector, rng *rand.Rand, from, n int, sd float64, mean func(i int)
 const warm = 150 * (36 + 18) // the default warm-up: 36 half-hour means after the delay
 
 func TestSteadyNoAlarm(t *testing.T) {
-	d := New(Options{})
+	d := New(Options{Block: 150, PerValue: 1})
 	r, _ := feed(&d, rand.New(rand.NewPCG(1, 1)), 0, 200000, 0.6, func(int) float64 { return 4 })
 	if r >= 0 {
 		t.Errorf("raised at sample %d on a steady mean", r)
@@ -37,7 +37,7 @@ func TestSteadyNoAlarm(t *testing.T) {
 // A drift the learning baseline would follow: 4 → 3.52 (12 %) over 5,400 samples (3 h at 2 s).
 // It is raised once the half-hour mean is MinDrop below the start, and cleared after recovery.
 func TestSlowDriftRaisedAndCleared(t *testing.T) {
-	d := New(Options{})
+	d := New(Options{Block: 150, PerValue: 1})
 	rng := rand.New(rand.NewPCG(2, 2))
 	if r, _ := feed(&d, rng, 0, warm, 0.6, func(int) float64 { return 4 }); r >= 0 {
 		t.Fatalf("raised during warm-up at %d", r)
@@ -64,7 +64,7 @@ func TestSpreadSetsTheBar(t *testing.T) {
 		drop float64
 		want bool
 	}{{0.10, false}, {0.30, true}} {
-		d := New(Options{})
+		d := New(Options{Block: 150, PerValue: 1})
 		rng := rand.New(rand.NewPCG(3, 3))
 		level := 4.0
 		wander := func(i int) float64 { // a new level every 150 samples: text of another kind
