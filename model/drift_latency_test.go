@@ -20,11 +20,14 @@ func TestAcceptanceDriftLatency(t *testing.T) {
 	for _, c := range []struct {
 		size float64
 		ramp time.Duration
-	}{{0.10, 30 * time.Minute}, {0.15, 90 * time.Minute}, {0.30, time.Hour}, {0.12, 3 * time.Hour}} {
+	}{{0.10, 30 * time.Minute}, {0.30, time.Hour}, {0.12, 3 * time.Hour}} {
 		reach := time.Duration(float64(c.ramp) * 0.10 / c.size)
 		for _, text := range []bool{false, true} {
-			worst, raised := -24*time.Hour, 0
-			for seed := uint64(1); seed <= 10; seed++ {
+			worst, raised, seeds := -24*time.Hour, 0, uint64(10)
+			if text {
+				seeds = 5 // measured, not a target: fewer runs keep the race-enabled suite short
+			}
+			for seed := uint64(1); seed <= seeds; seed++ {
 				f := sim.Fault{Kind: sim.AcceptanceDrift, Start: 3 * time.Hour, Size: c.size, Ramp: c.ramp}
 				sc := steady(seed, 3*time.Hour+c.ramp+time.Hour, f)
 				if text {
@@ -44,8 +47,8 @@ func TestAcceptanceDriftLatency(t *testing.T) {
 			if text {
 				target = 90 * time.Minute
 			}
-			t.Logf("drift %.0f %% over %s (text-dependent %v): raised on %d of 10 seeds, at worst %s after the fall reached 10 %% (target %s)",
-				100*c.size, c.ramp, text, raised, worst.Round(time.Second), target)
+			t.Logf("drift %.0f %% over %s (text-dependent %v): raised on %d of %d seeds, at worst %s after the fall reached 10 %% (target %s)",
+				100*c.size, c.ramp, text, raised, seeds, worst.Round(time.Second), target)
 			if worst > target && (!text || c.size >= 0.3) {
 				t.Errorf("drift %.0f %% over %s (text %v): %s after reaching 10 %%, want ≤ %s", 100*c.size, c.ramp, text, worst, target)
 			}
@@ -75,7 +78,7 @@ func textual(sc sim.Scenario) sim.Scenario {
 // Text-dependent acceptance on a service kept busy all day raises nothing: the slow-drift test
 // must not take a run of hard-reasoning requests for a drift.
 func TestTextualSteadyRaisesNothing(t *testing.T) {
-	for seed := uint64(1); seed <= 10; seed++ {
+	for seed := uint64(1); seed <= 5; seed++ {
 		if got := anomalies(run(t, textual(steady(seed, 24*time.Hour)), Options{}, nil)); len(got) != 0 {
 			t.Errorf("seed %d: %v", seed, got)
 		}
