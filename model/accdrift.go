@@ -31,10 +31,3 @@ func (se *Series) acceptance(t int64, c float64) {
 		}
 	}
 }
-
-// slowdriftOptions are the slow-drift test's options for window means of opts.Window samples.
-func slowdriftOptions(opts *Options) slowdrift.Options {
-	o := opts.SlowDrift
-	o.PerValue = opts.Window
-	return o
-}

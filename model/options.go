@@ -150,6 +150,7 @@ func (o *Options) setDefaults() {
 	deff(&o.RegressionH, DefaultRegressionH)
 	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)
 	def(&o.WarmupWindows, DefaultWarmupWindows)
+	o.SlowDrift.PerValue = o.Window // it is fed the drop test's window means
 	deff(&o.CollapseRatio, DefaultCollapseRatio)
 	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
 	def(&o.CollapseSamples, DefaultCollapseSamples)

@@ -103,7 +103,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		fit:       estimate.NewRLS(opts.Fit),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
-		slow:      slowdrift.New(slowdriftOptions(opts)),
+		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
