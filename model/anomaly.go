@@ -14,15 +14,18 @@ const (
 	ThroughputCollapse
 	Stale
 	FormatDrift
+	RankSkew
+	RestartRegression
 	NumAnomalyKinds
 )
 
 var anomalyNames = [NumAnomalyKinds]string{"commit_len_stuck", "metrics_inconsistent", "acceptance_drop",
-	"step_time_regression", "throughput_collapse", "stale", "format_drift"}
+	"step_time_regression", "throughput_collapse", "stale", "format_drift", "rank_skew", "restart_regression"}
 
 // Severities: a drafter that contributes nothing or a collapse costs most of the throughput now;
 // the rest deserve a look.
-var anomalySeverity = [NumAnomalyKinds]string{"critical", "warning", "warning", "warning", "critical", "warning", "warning"}
+var anomalySeverity = [NumAnomalyKinds]string{"critical", "warning", "warning", "warning", "critical", "warning", "warning",
+	"warning", "warning"}
 
 func (k AnomalyKind) String() string {
 	if k < NumAnomalyKinds {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
 )
 
 // Options configure a Set. Zero fields take the defaults below; cmd/specwatch maps the config
@@ -52,6 +53,9 @@ type Options struct {
 	RegressionMinEffect float64
 	// WarmupWindows before the sequential tests are armed.
 	WarmupWindows int
+	// SlowDrift is acceptance_drop's second test, for drifts too slow for the first: the last
+	// half hour against a baseline kept an hour behind (zero fields: its defaults).
+	SlowDrift slowdrift.Options
 
 	// CollapseRatio: measured below CollapseRatio × predicted tok/s for CollapseSamples
 	// consecutive samples raises throughput_collapse; above CollapseClearRatio clears it.
@@ -150,6 +154,7 @@ func (o *Options) setDefaults() {
 	deff(&o.RegressionH, DefaultRegressionH)
 	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)
 	def(&o.WarmupWindows, DefaultWarmupWindows)
+	o.SlowDrift.PerValue = o.Window // it is fed the drop test's window means
 	deff(&o.CollapseRatio, DefaultCollapseRatio)
 	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
 	def(&o.CollapseSamples, DefaultCollapseSamples)

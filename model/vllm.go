@@ -66,7 +66,7 @@ func (se *Series) spec(s *parse.Sample) {
 		se.commitQ.Add(commit)
 		se.short.Update(s.Time, commit)
 		se.long.Update(s.Time, commit)
-		se.drop.observe(s.Time, commit, se)
+		se.acceptance(s.Time, commit)
 	}
 	if hasAcc && hasDr && drafted > 0 {
 		c := commit
