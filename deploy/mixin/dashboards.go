@@ -61,6 +61,16 @@ var labelValuesRE = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-zA-Z
 // variables) matched on them, the config's editable and refresh. Keys come out sorted, two
 // spaces indented, so that a render is byte-stable.
 func renderDashboard(name string, src []byte, c Config) ([]byte, error) {
+	// %(key)s in a source query, JSON-escaped (a selector's quotes).
+	vals := map[string]string{}
+	for k, v := range c.values() {
+		q, _ := json.Marshal(v)
+		vals[k] = string(q[1 : len(q)-1])
+	}
+	src, err := substitute(name, src, vals)
+	if err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
 	var d map[string]any

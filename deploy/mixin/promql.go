@@ -54,7 +54,9 @@ func selectors(e parser.Expr) []*parser.VectorSelector {
 
 // injectMatchers adds matchers (`job=~"$job"`, ...) to every vector selector of expr, in the
 // text as written: the query keeps its layout, only the selectors grow. A selector that already
-// has a matcher on one of those labels is an error: the generator owns them.
+// matches on one of those variables is an error: the generator owns them. Other matchers on
+// the same labels stay (`up{job=~"specwatch.*"}` keeps to specwatch's jobs when $job is All,
+// which Grafana sends as ".+").
 func injectMatchers(expr string, matchers []string) (string, error) {
 	if len(matchers) == 0 {
 		return expr, nil
@@ -63,10 +65,10 @@ func injectMatchers(expr string, matchers []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("query %q: %w", expr, err)
 	}
-	names := map[string]bool{}
+	own := map[string]bool{} // the values the generator's matchers use ("$job")
 	for _, m := range matchers {
-		name, _, _ := strings.Cut(m, "=")
-		names[strings.TrimRight(name, "!~")] = true
+		_, v, _ := strings.Cut(m, `"`)
+		own[strings.TrimSuffix(v, `"`)] = true
 	}
 	type edit struct {
 		at   int
@@ -75,8 +77,8 @@ func injectMatchers(expr string, matchers []string) (string, error) {
 	var edits []edit
 	for _, vs := range selectors(e) {
 		for _, m := range vs.LabelMatchers {
-			if names[m.Name] {
-				return "", fmt.Errorf("query %q: selector %s already matches %s (the mixin adds it; drop it from the source)", expr, vs, m.Name)
+			if own[m.Value] {
+				return "", fmt.Errorf("query %q: selector %s already matches %s on %s (the mixin adds it; drop it from the source)", expr, vs, m.Name, m.Value)
 			}
 		}
 		start := int(vs.PositionRange().Start)

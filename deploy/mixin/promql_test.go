@@ -15,6 +15,7 @@ func TestInjectMatchers(t *testing.T) {
 		{`rate(x_total[${__rate_interval}]) and on (job) y`, `rate(x_total{job=~"$job",instance=~"$instance"}[${__rate_interval}]) and on (job) y{job=~"$job",instance=~"$instance"}`},
 		{`{__name__="x"} or vector(0)`, `{job=~"$job",instance=~"$instance",__name__="x"} or vector(0)`},
 		{`1e6 * a offset 5m`, `1e6 * a{job=~"$job",instance=~"$instance"} offset 5m`},
+		{`sum(up{job=~"specwatch.*"})`, `sum(up{job=~"$job",instance=~"$instance",job=~"specwatch.*"})`},
 	} {
 		got, err := injectMatchers(tc.in, m)
 		if err != nil || got != tc.want {
@@ -22,7 +23,7 @@ func TestInjectMatchers(t *testing.T) {
 		}
 	}
 	// The source must not carry the matchers the mixin owns, nor be broken PromQL.
-	for _, bad := range []string{`up{job="x"}`, `sum(rate(x[5m])`} {
+	for _, bad := range []string{`up{job=~"$job"}`, `sum(rate(x[5m])`} {
 		if got, err := injectMatchers(bad, m); err == nil {
 			t.Errorf("injectMatchers(%q) = %q, want an error", bad, got)
 		}
