@@ -273,13 +273,14 @@ var markers = [...]marker{
 		return sglangPrefill(b, len("new fill batch"), '.', s)
 	}),
 	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
-	mark("draft acceptance rate = ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("draft acceptance ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("#calls(b,g,a) = ", '#', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaStats(b, s) }),
 	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
-	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
-		s.Kind, s.Event = KindEvent, EventVerifyDone
-		return Matched
-	}),
+	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
+	mark("DDTREE verify completed", 'T', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
+	mark("[DFLASH accept]", 'F', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return dflashAccept(b, s) }),
+	mark("[DFLASH profile]", 'F', famDrafter, EngineSGLang, (*Parser).dflashProfile),
 }
 
 // markersOf lists, for each set of families, the markers of those families in the order of
@@ -399,5 +400,5 @@ func (p *Parser) generic(b []byte, s *Sample) Result {
 // firstKey finds where the first key=value token starts, the end of the prefix.
 func firstKey(b []byte) int {
 	j := bytes.IndexByte(b, '=')
-	return j - len(keyBefore(b[:j]))
+	return j - len(lex.KeyBefore(b[:j]))
 }
