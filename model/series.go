@@ -135,6 +135,9 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.decode(s)
 	case parse.KindSpec:
+		if s.Event == parse.EventTotals {
+			return // cumulative since the engine started: right, but not the current acceptance
+		}
 		se.spec(s)
 	}
 }

@@ -144,3 +144,48 @@ func TestEngineFormatsDamaged(t *testing.T) {
 		check(t, line, want{r: Malformed})
 	}
 }
+
+// TestLlamaSummary: examples/speculative's closing summary, one figure per line; Stream joins
+// n_predict and n_accept into the run's commit length: 921 tokens in 921 − 600 = 321 verify
+// steps, 921 / 321 = 2.869.
+func TestLlamaSummary(t *testing.T) {
+	ev := func(f Field, x float64) want {
+		return want{r: Matched, kind: KindEvent, engine: EngineLlamaCpp, event: EventSummary, f: map[Field]float64{f: x}}
+	}
+	check(t, "n_draft   = 8", ev(SpecTokens, 8))
+	check(t, "n_predict = 921", ev(Emitted, 921))
+	check(t, "n_drafted = 1020", ev(Drafted, 1020))
+	check(t, "0.12.345.678 I n_accept  = 600", ev(Accepted, 600))
+	check(t, "accept    = 58.824%", ev(AcceptRate, 0.58824))
+	for _, line := range []string{"n_accept  = 6x0", "accept    = 158.824%", "n_predict = -1"} {
+		check(t, line, want{r: Malformed})
+	}
+	for _, line := range []string{"xn_accept  = 600", "n_accept = 600", "total = 5"} {
+		check(t, line, want{r: Ignored})
+	}
+
+	st := NewStream(StreamOptions{Year: 2026})
+	var got Sample
+	for _, line := range []string{"n_draft   = 8", "n_predict = 921", "n_drafted = 1020", "n_accept  = 600", "accept    = 58.824%"} {
+		s := resolve(t, st, 1, "gpu07", "spec.service", line)
+		if s.Has(Accepted) {
+			got = s
+		}
+	}
+	c, ok := got.Get(Commit)
+	if got.Kind != KindSpec || !ok || c != 921.0/321 || got.Value(Drafted) != 1020 || got.Value(Accepted) != 600 {
+		t.Fatalf("joined n_accept: kind %v commit %v (%v) drafted %v accepted %v, want spec 2.869 1020 600",
+			got.Kind, c, ok, got.Value(Drafted), got.Value(Accepted))
+	}
+	// n_accept of another unit gets no commit length, nor one after the run's was joined.
+	resolve(t, st, 2, "gpu07", "spec.service", "n_predict = 921")
+	if s := resolve(t, st, 3, "gpu07", "other.service", "n_accept  = 600"); s.Has(Commit) || s.Kind != KindEvent {
+		t.Errorf("n_accept joined to another unit's n_predict: %v %v", s.Kind, s.Value(Commit))
+	}
+	if s := resolve(t, st, 4, "gpu07", "spec.service", "n_accept  = 600"); !s.Has(Commit) {
+		t.Errorf("n_accept after another unit's line lost its own n_predict")
+	}
+	if s := resolve(t, st, 5, "gpu07", "spec.service", "n_accept  = 600"); s.Has(Commit) {
+		t.Errorf("a second n_accept reused the run's n_predict: %v", s.Value(Commit))
+	}
+}

@@ -375,6 +375,9 @@ func (p *Parser) generic(b []byte, s *Sample) Result {
 	r, primary := keyValues(b, s, p.opts.Aliases)
 	if !primary {
 		s.Reset()
+		if r, ok := llamaSummary(b, s); ok {
+			return r
+		}
 		// A record's lead words with no field read ("Decode batch, running-req=1, …": renamed
 		// fields, or garbage after the lead) are a damaged record, as they are without a '=':
 		// malformed, not noise.
