@@ -27,7 +27,7 @@ func verifyDone(b []byte, s *Sample) Result {
 		return Matched // a list of something else: the event, no figures
 	}
 	sum, lo, n, _, ok := lex.List(b[j+1:], '[', ']', nil)
-	if !ok || n == 0 || lo+bonus < 1 {
+	if !ok || n == 0 || lo+bonus < 1 || bonus+sum/float64(n) > maxCommit {
 		return malformed(s, "verify summary: bad per-request list")
 	}
 	reqs := float64(n)

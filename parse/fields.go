@@ -12,8 +12,12 @@ func commitLen(v []byte) (x float64, absent, ok bool) {
 	if x == 0 {
 		return 0, true, true
 	}
-	return x, false, x >= 1 && x <= 64
+	return x, false, x >= 1 && x <= maxCommit
 }
+
+// maxCommit bounds a commit length: no drafter proposes more than 63 tokens a step, so a larger
+// figure is damage.
+const maxCommit = 64
 
 // fieldRecord is one "key: value" record shape: the reasons a damaged one is malformed, and
 // which reader maps its keys to fields.

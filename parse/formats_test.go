@@ -189,3 +189,42 @@ func TestLlamaSummary(t *testing.T) {
 		t.Errorf("a second n_accept reused the run's n_predict: %v", s.Value(Commit))
 	}
 }
+
+// TestEngineFormatsNoAllocs: the new readers keep the hot path free of allocation, and so does
+// Stream's join of the summary lines once its key buffer has grown.
+func TestEngineFormatsNoAllocs(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("the race detector allocates")
+	}
+	p := NewParser(Options{})
+	var s Sample
+	for _, line := range []string{
+		"0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)",
+		"0.06.896.057 I statistics     draft-eagle3: #calls(b,g,a) =    1     87     87, #gen drafts =     87, #acc drafts =    70, #gen tokens =    259, #acc tokens =   167, #mean acc len = 2.92, #acc rate/pos = (0.805, 0.632, 0.483), dur(b,g,a) = 0.005, 325.555, 0.114 ms",
+		"[2026-11-20 09:00:01 TP0] DDTREE verify completed. num_correct_drafts_per_req=[3, 2, 5]",
+		"[2026-11-20 09:00:02 TP0] [DFLASH accept] bs=4 block=16 accept_len(mean=1.750 p50=1.5 p90=3.0) out_tokens(mean=2.750)",
+		"[2026-11-20 09:00:02 TP0] [DFLASH profile] bs=4 block=16 kv_commit=0.002s draft=0.011s verify=0.085s total=0.101s",
+		"(APIServer pid=9120) INFO 05-02 10:00:01 [loggers.py:116] SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 1.88, Accepted: 1880 tokens, Drafted: 3000 tokens, Per-position acceptance rate: 0.750, 0.625, 0.505",
+		"(APIServer pid=9120) INFO 05-20 10:00:11 [loggers.py:116] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
+		"INFO 03-28 10:00:01 [loggers.py:80] Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, Number of draft tokens: 66, ",
+		"n_accept  = 600",
+	} {
+		b := []byte(line)
+		if a := testing.AllocsPerRun(100, func() { p.Parse(b, &s) }); a != 0 {
+			t.Errorf("%q: %.1f allocations per line", line, a)
+		}
+	}
+	st := NewStream(StreamOptions{Year: 2026})
+	lines := [][]byte{[]byte("n_predict = 921"), []byte("n_drafted = 1020"), []byte("n_accept  = 600")}
+	host, unit := []byte("gpu07"), []byte("spec.service")
+	run := func() {
+		for _, l := range lines {
+			p.Parse(l, &s)
+			st.Resolve(1, host, unit, &s)
+		}
+	}
+	run()
+	if a := testing.AllocsPerRun(100, run); a != 0 {
+		t.Errorf("summary join: %.1f allocations per run", a)
+	}
+}

@@ -106,7 +106,11 @@ func llamaStats(b []byte, s *Sample) Result {
 		return malformed(s, "llama.cpp statistics: missing #calls, #gen tokens or #acc tokens")
 	}
 	if !s.Has(Commit) && calls > 0 {
-		s.Set(Commit, 1+s.Value(Accepted)/calls)
+		c := 1 + s.Value(Accepted)/calls
+		if c > maxCommit {
+			return malformed(s, "llama.cpp statistics: more accepted tokens than 63 per accept call")
+		}
+		s.Set(Commit, c)
 	}
 	return Matched
 }

@@ -72,7 +72,7 @@ func (st *Stream) joinSummary(s *Sample) {
 	case s.Has(Drafted) && same:
 		j.drafted, j.has = s.Value(Drafted), j.has|2
 	case s.Has(Accepted) && same:
-		if acc := s.Value(Accepted); j.has&1 != 0 && j.predict > acc {
+		if acc := s.Value(Accepted); j.has&1 != 0 && j.predict > acc && j.predict/(j.predict-acc) <= maxCommit {
 			s.Kind = KindSpec
 			s.Set(Commit, j.predict/(j.predict-acc))
 			if j.has&2 != 0 {

@@ -93,7 +93,7 @@ func specField(it *lex.Fields, s *Sample, key, val []byte) (f Field, x float64, 
 			return 0, 0, false, false // no verify step in the interval
 		}
 		f = Commit
-		ok = ok && x <= 64
+		ok = ok && x <= maxCommit
 	case "Accepted":
 		f = Accepted
 		x, ok = lex.WithUnit(val, "tokens")
@@ -134,7 +134,7 @@ func bonusIncluded(s *Sample, c float64) bool {
 	}
 	if tol := 0.005 + 0.0005*float64(s.NPos) + 1e-9; s.NPos > 0 && math.Abs(c-sum) <= tol {
 		s.Set(Commit, c+1)
-		return true
+		return c+1 <= maxCommit
 	}
 	return c >= 1
 }
