@@ -53,7 +53,7 @@ func llamaSummary(b []byte, s *Sample) (Result, bool) {
 
 // summaryJoin remembers the figures of a llama.cpp run summary that precede n_accept.
 type summaryJoin struct {
-	key              []byte // host \x00 unit of the n_predict line
+	key              []byte // host \x00 unit \x00 container of the n_predict line
 	predict, drafted float64
 	has              uint8 // 1: predict, 2: drafted
 }
@@ -63,7 +63,7 @@ type summaryJoin struct {
 // verify steps and its commit length is n_predict / (n_predict − n_accept).
 func (st *Stream) joinSummary(s *Sample) {
 	j := &st.summary
-	key := append(append(append(st.key[:0], s.Host...), 0), s.Unit...)
+	key := append(append(append(append(append(st.key[:0], s.Host...), 0), s.Unit...), 0), s.Container...)
 	st.key = key
 	same := j.has != 0 && bytes.Equal(j.key, key)
 	switch {
