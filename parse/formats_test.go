@@ -228,3 +228,9 @@ func TestEngineFormatsNoAllocs(t *testing.T) {
 		t.Errorf("summary join: %.1f allocations per run", a)
 	}
 }
+
+// A v0 line cut right after a comma is not v0.8.2's short line: it names k, so it is cut.
+func TestSpecV0CutAfterComma(t *testing.T) {
+	check(t, "Speculative metrics: Draft acceptance rate: 0.571, System efficiency: 0.457, Number of speculative tokens: 4, Number of accepted tokens: 4552, Number of draft tokens: 7972,",
+		want{r: Malformed})
+}

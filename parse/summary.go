@@ -18,8 +18,11 @@ import (
 // No one line holds a commit length; Stream joins n_predict and n_accept into it (see
 // joinSummary). It reports whether b was such a line.
 func llamaSummary(b []byte, s *Sample) (Result, bool) {
-	j := bytes.LastIndex(b, []byte(" = "))
-	if j < 9 || j > 9 && b[j-10] != ' ' {
+	// The line's only '=', found with two vectorised searches (bytes.LastIndex of " = " costs
+	// four times a noise line's parse: BenchmarkToolParserISO 1.1 → 4.0 µs on a loaded machine).
+	j := bytes.IndexByte(b, '=') - 1
+	if j < 9 || b[j] != ' ' || j+2 >= len(b) || b[j+2] != ' ' || bytes.IndexByte(b[j+2:], '=') >= 0 ||
+		j > 9 && b[j-10] != ' ' {
 		return Ignored, false
 	}
 	v := b[j+len(" = "):]

@@ -177,7 +177,7 @@ func vllmSpecV0(b []byte, s *Sample) Result {
 	// v1's first spec line (v0.8.2) has the title and the rate but only two counters, and ends
 	// with ", ": no commit length can be derived from it. A v0 line ends with '.'; one without
 	// every counter was cut.
-	short := len(b) > 0 && b[len(b)-1] == ','
+	short := len(b) > 0 && b[len(b)-1] == ',' && !s.Has(SpecTokens)
 	if !s.Has(Accepted) || !s.Has(Drafted) || !short && (!s.Has(Emitted) || !s.Has(SpecTokens)) {
 		return malformed(s, "vllm spec v0: missing counters")
 	}
