@@ -79,6 +79,12 @@ func TestEngineFormats(t *testing.T) {
 			spec(map[Field]float64{AcceptRate: 0.571, SpecTokens: 4, Accepted: 4552, Drafted: 7972, Emitted: 6545, Commit: 6545 * 4.0 / 7972})},
 		{"vllm v0", "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.",
 			spec(map[Field]float64{AcceptRate: 0.642, SpecTokens: 3, Accepted: 8547, Drafted: 13311, Emitted: 10616, Commit: 10616 * 3.0 / 13311})},
+		// v1's spec_decode/metrics.py of March 2025: v0's counters without System efficiency,
+		// then with it printed as nan.
+		{"vllm v1 Speculative metrics without system efficiency", "INFO 03-20 10:00:01 [metrics.py:77] Speculative metrics: Draft acceptance rate: 0.642, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.",
+			spec(map[Field]float64{AcceptRate: 0.642, SpecTokens: 3, Accepted: 8547, Drafted: 13311, Emitted: 10616, Commit: 10616 * 3.0 / 13311})},
+		{"vllm v1 Speculative metrics, system efficiency nan", "INFO 03-20 10:00:01 [metrics.py:83] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: nan, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.",
+			spec(map[Field]float64{AcceptRate: 0.642, SpecTokens: 3, Accepted: 8547, Drafted: 13311, Emitted: 10616, Commit: 10616 * 3.0 / 13311})},
 		// v0.8.2: no emitted count and no k, so no commit length can be derived.
 		{"vllm v1 0.8.2 Speculative metrics", "INFO 03-28 10:00:01 [loggers.py:80] Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, Number of draft tokens: 66, ",
 			spec(map[Field]float64{AcceptRate: 1, Accepted: 66, Drafted: 66})},
