@@ -51,3 +51,14 @@ func TestVLLMEngineWithoutKV(t *testing.T) {
 		t.Fatalf("context %v (has %v): want 0.4 %%", got.Context, got.HasContext)
 	}
 }
+
+// SGLang-JAX's DFlash pair: the acceptance line gives the commit length, the profile line in
+// seconds the step.
+func TestDFlashJAXLines(t *testing.T) {
+	got := feedLines(t,
+		"[2026-11-20 09:00:02 TP0] [DFLASH accept] bs=4 block=16 accept_len(mean=1.750 p50=1.5 p90=3.0) out_tokens(mean=2.750)",
+		"[2026-11-20 09:00:02 TP0] [DFLASH profile] bs=4 block=16 kv_commit=0.002s draft=0.011s verify=0.085s total=0.101s")
+	if !got.HasCommit || got.Commit != 2.75 || !got.HasStep || got.Step != 0.101 {
+		t.Fatalf("commit %v (has %v), step %v (has %v): want 2.75 and 0.101 s", got.Commit, got.HasCommit, got.Step, got.HasStep)
+	}
+}
