@@ -146,6 +146,8 @@ func TestEngineFormatsDamaged(t *testing.T) {
 		"Speculative metrics: Draft acceptance rate: %.3f, Number of speculative tokens: %d, Number of accepted tokens: %d, Number of draft tokens: %d, Number of emitted tokens: %d.",
 		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Avg time/tok:x",
 		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Waiting: 0 reqs",
+		// Every line with an engine lead has the KV figure: without it, the line was cut.
+		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs",
 	} {
 		check(t, line, want{r: Malformed})
 	}

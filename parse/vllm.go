@@ -24,10 +24,10 @@ func vllmEngine(b []byte, s *Sample) Result {
 	if r := readFields(&it, s, &engineRecord); r != Matched {
 		return r
 	}
-	// v0.7.0's line ends at Waiting (no KV usage yet): the KV figure is optional, the queue,
-	// which every version prints, is what shows that the line is whole.
-	if !s.Has(GenTPS) || !s.Has(Running) || !s.Has(Queue) {
-		return malformed(s, "vllm engine: missing generation throughput, Running or Waiting")
+	// v0.7.0's line ends at Waiting (no KV usage yet, no "Engine 000: " either): the KV figure
+	// is optional there, and the queue, which every version prints, shows that the line is whole.
+	if !s.Has(GenTPS) || !s.Has(Running) || !s.Has(Queue) || !s.Has(KVUsage) && len(s.Rank) > 0 {
+		return malformed(s, "vllm engine: missing generation throughput, Running, Waiting or GPU KV cache usage")
 	}
 	return Matched
 }
