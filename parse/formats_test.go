@@ -52,6 +52,15 @@ func TestEngineFormats(t *testing.T) {
 		{"llama.cpp statistics: trace prefix", "0.34.089.513 I spec common_specu: statistics        draft-mtp: #calls(b,g,a) =    1    200    200, #gen drafts =    200, #acc drafts =   170, #gen tokens =    399, #acc tokens =   311, #mean acc len = 2.55, #acc rate/pos = (0.850, 0.705)",
 			totals(map[Field]float64{Accepted: 311, Drafted: 399, Commit: 2.55}, 0.85, 0.705)},
 
+		// Read by key: after the lead (#calls starts the record, as "Decode batch" does SGLang's),
+		// another order and fields unknown today change nothing.
+		{"llama.cpp statistics: order and extra fields", "statistics     draft-eagle3: #calls(b,g,a) =    1     87     87, #acc tokens =   167, #gen tokens =    259, #acc rate/pos = (0.805, 0.632, 0.483), #rej tokens =    92, #mean acc len = 2.92",
+			totals(map[Field]float64{Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
+		{"llama.cpp slot: extra field", slot + "draft acceptance = 0.64479 (  167 accepted /   259 generated), acceptance rate per position = (0.805, 0.632, 0.483), draft time = 12.5 ms, mean acceptance length =  2.92",
+			llama(map[Field]float64{AcceptRate: 0.64479, Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
+		{"sglang DFlash accept, order", sgl + "[DFLASH accept] out_tokens(mean=2.750) block=16 bs=4 accept_len(mean=1.750 p50=1.5 p90=3.0) extra=1",
+			want{r: Matched, kind: KindDecode, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{Running: 4, BlockSize: 16, AcceptedDrafts: 1.75, Commit: 2.75}}},
+
 		// SGLang DFlash / DDTree, the first verify step (lists are accepted drafts per request,
 		// without the bonus token; commit_lens include it).
 		{"sglang DDTree first verify", sgl + "DDTREE verify completed. num_correct_drafts_per_req=[3, 2, 5]",
