@@ -24,6 +24,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"listen: ':9877'\nbogus: 1\n", "bogus"},
 		{"model:\n  window: many\n", "model.window"},
 		{"model:\n  stale_after: -5m\n", "model.stale_after"},
+		{"model:\n  warmup: 25h\n", "model.warmup"},
+		{"model:\n  warmup: -1s\n", "model.warmup"},
+		{"model:\n  expire_after: -1m\n", "model.expire_after"},
 		{"model:\n  max_series: 99999999999999\n", "model.max_series"},
 		{"model:\n  collapse_ratio: 1.5\n", "model.collapse_ratio"},
 		{"push:\n  interval: soon\n", "push.interval"},
@@ -85,6 +88,70 @@ func TestParseWhenRange(t *testing.T) {
 		_, err := ParseWhen(s, time.UTC)
 		if (err == nil) != ok {
 			t.Errorf("ParseWhen(%q): %v, want ok=%v", s, err, ok)
+		}
+	}
+}
+
+// model.warmup and model.expire_after default to 3h and 10m, and 0 turns them off: expiry
+// reaches the model as "never" (negative), not as "the default".
+func TestWarmupAndExpiryDefaultsAndOff(t *testing.T) {
+	cfg, err := Load(writeConfig(t, "log:\n  level: info\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model.Warmup != 3*time.Hour || cfg.ModelOptions(true).ExpireAfter != 10*time.Minute {
+		t.Errorf("defaults: warmup %v, expire_after %v", cfg.Model.Warmup, cfg.ModelOptions(true).ExpireAfter)
+	}
+	cfg, err = Load(writeConfig(t, "model:\n  warmup: 0s\n  expire_after: 0s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model.Warmup != 0 || cfg.ModelOptions(true).ExpireAfter >= 0 {
+		t.Errorf("off: warmup %v, model expire_after %v (want negative)", cfg.Model.Warmup, cfg.ModelOptions(true).ExpireAfter)
+	}
+	if keys := RestartKeys(Default(), cfg); len(keys) != 1 || keys[0] != "model.warmup" {
+		t.Errorf("a changed warmup: restart keys %v, want [model.warmup]", keys)
+	}
+}
+
+// TestConfigErrorsArePlain: the library's Go type names never reach the operator; a typo gets
+// the key it most likely meant.
+func TestConfigErrorsArePlain(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"lisen: ':1'\n", "lisen (line 1): unknown key (did you mean listen?)"},
+		{"Model:\n  window: 3\n", "Model (line 1): unknown key (did you mean model?)"},
+		{"model:\n  max_serie: 3\n", "model.max_serie (line 2): unknown key (did you mean max_series?)"},
+		{"model:\n  zzzzzz: 3\n", "model.zzzzzz (line 2): unknown key\n"},
+		{"model:\n  window: many\n", "model.window (line 2): got `many`, want a whole number"},
+		{"push:\n  interval: soon\n", "push.interval (line 2): got `soon`, want a duration such as 30s, 5m or 2h"},
+		{"model:\n  stale_after: [5m]\n", "model.stale_after (line 2): got a list, want a duration"},
+		{"model:\n  idle_factor: fast\n", "model.idle_factor (line 2): got `fast`, want a number"},
+		{"journal:\n  units: x\n", "journal.units (line 2): got `x`, want a list, such as [a, b]"},
+		{"push:\n  labels: [a]\n", "push.labels (line 2): got a list, want a map of key: value"},
+		{"log: [debug]\n", "log (line 1): got a list, want a section of keys (level, format)"},
+	} {
+		_, err := Load(writeConfig(t, c.body))
+		if err == nil || !strings.Contains(err.Error()+"\n", c.want) || strings.Contains(err.Error(), "config.") || strings.Contains(err.Error(), "unmarshal") {
+			t.Errorf("%q: error %v, want %q and no Go type names", c.body, err, c.want)
+		}
+	}
+}
+
+// TestParseWhenRelative: journalctl's relative times, against a given now.
+func TestParseWhenRelative(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for s, want := range map[string]time.Time{
+		"-2h": now.Add(-2 * time.Hour), "-90m": now.Add(-90 * time.Minute), "-1h30m": now.Add(-90 * time.Minute),
+		"-3d": now.Add(-72 * time.Hour), "now": now, "-0s": now,
+	} {
+		got, err := ParseWhenAt(s, time.UTC, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseWhenAt(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"-", "-2", "-soon", "--2h", "-1.5d", "-99999d", "-2000000h", "2h"} {
+		if got, err := ParseWhenAt(s, time.UTC, now); err == nil {
+			t.Errorf("ParseWhenAt(%q) = %v, want an error", s, got)
 		}
 	}
 }

@@ -170,8 +170,14 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 			b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
 				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
 		} else {
-			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): expected, not a regression.",
-				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1)))
+			// "Expected" only when nothing else judged the series: under an anomaly's verdict
+			// the same words contradicted the badge above them (issue 19).
+			conclusion := "expected, not a regression"
+			if verdict != "healthy" {
+				conclusion = "no step-time regression; the verdict is the anomaly's"
+			}
+			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
+				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1), conclusion))
 			if verdict == "healthy" {
 				verdict = "expected"
 			}

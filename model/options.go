@@ -60,6 +60,9 @@ type Options struct {
 
 	// StaleAfter: a series silent this long while its unit still logs is stale (live only).
 	StaleAfter time.Duration
+	// ExpireAfter: a series silent this long leaves the exported gauges (expire.go; live only).
+	// Negative disables expiry; zero means DefaultExpireAfter.
+	ExpireAfter time.Duration
 
 	// DriftLines: format_drift looks at the last DriftLines marker lines of a unit and raises
 	// when at least DriftFraction of them were malformed.
@@ -103,6 +106,7 @@ const (
 	DefaultCollapseClearRatio  = 0.8
 	DefaultCollapseSamples     = 5
 	DefaultStaleAfter          = 5 * time.Minute
+	DefaultExpireAfter         = 10 * time.Minute
 	DefaultDriftLines          = 100
 	DefaultDriftFraction       = 0.2
 	DefaultResidualDegraded    = 0.15
@@ -150,6 +154,9 @@ func (o *Options) setDefaults() {
 	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
 	def(&o.CollapseSamples, DefaultCollapseSamples)
 	defd(&o.StaleAfter, DefaultStaleAfter)
+	if o.ExpireAfter == 0 {
+		o.ExpireAfter = DefaultExpireAfter
+	}
 	def(&o.DriftLines, DefaultDriftLines)
 	deff(&o.DriftFraction, DefaultDriftFraction)
 	deff(&o.ResidualDegraded, DefaultResidualDegraded)

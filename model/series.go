@@ -57,6 +57,8 @@ type Series struct {
 	hist      history
 	kindCount [numSampleKinds]int64
 	points    int64
+
+	expiry expiry // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
