@@ -143,6 +143,9 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.decode(s)
 	case parse.KindSpec:
+		if s.Event == parse.EventTotals {
+			return // cumulative since the engine started: right, but not the current acceptance
+		}
 		se.spec(s)
 	case parse.KindEvent:
 		if s.Event == parse.EventDrafterInit {
