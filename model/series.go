@@ -57,6 +57,11 @@ type Series struct {
 	hist      history
 	kindCount [numSampleKinds]int64
 	points    int64
+
+	fus      fusion      // which source gives which figure (fusion.go)
+	pos      positions   // acceptance per draft position (position.go)
+	events   []EventJSON // restarts seen by the scrape source
+	restarts int64
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -102,6 +107,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
+		fus:       newFusion(),
 	}
 	for k := range se.active {
 		se.active[k] = -1
@@ -127,7 +133,13 @@ func (se *Series) observe(s *parse.Sample) {
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
+	if int(s.Source) < len(se.fus.seen) {
+		se.fus.seen[s.Source] = true
+	}
+	se.perPosition(s)
 	switch s.Kind {
+	case parse.KindEvent:
+		se.event(s)
 	case parse.KindDecode:
 		if s.Engine == parse.EngineVLLM {
 			se.vllmEngine(s)
@@ -162,11 +174,15 @@ func (se *Series) decode(s *parse.Sample) {
 		src = srcDecode
 	}
 	se.checkConsistency(s, commit, hasCommit)
-	if hasCommit {
+	accepts := (hasCommit || s.Has(parse.AcceptRate)) && se.takeCommit(s)
+	if hasCommit && accepts {
 		se.commitSample(src, s.Time, commit, running, hasRunning)
 	}
-	if v, ok := s.Get(parse.AcceptRate); ok {
+	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
+	}
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
 	}
 	if hasRunning && running == 0 {
 		se.idle.sawIdle()

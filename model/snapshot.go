@@ -33,6 +33,10 @@ type SeriesSnapshot struct {
 	Samples [numSampleKinds]int64
 	// Points counts decode points (step observations) so far; StepSeq changes with each.
 	Points int64
+
+	// PerPos[i] is the acceptance of draft position i+1 (position.go), NPos of them.
+	PerPos [16]float64
+	NPos   int
 }
 
 const maxForecast = 8
@@ -95,6 +99,9 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Raised = se.raised
 	s.Samples = se.kindCount
 	s.Points = se.points
+	if se.pos.w > 0 {
+		s.NPos = len(se.pos.acceptance(s.PerPos[:0]))
+	}
 }
 
 // StepObserved reports the step of the latest decode point and a sequence number that changes

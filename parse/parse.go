@@ -274,6 +274,7 @@ var markers = [...]marker{
 	}),
 	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
 	mark("draft acceptance rate = ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("draft acceptance = ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCppTiming(b, s) }),
 	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {

@@ -288,7 +288,7 @@ func (s *Source) apply(t *target, now int64) (n, resets int) {
 		}
 		rank := []byte(k.rank)
 		out := samples(p, now, cur, k.engine, func(x *parse.Sample) {
-			x.Engine, x.Host, x.Unit, x.Rank, x.Time = k.engine, host, unit, rank, now
+			x.Engine, x.Host, x.Unit, x.Rank, x.Time, x.Source = k.engine, host, unit, rank, now, parse.SourceMetrics
 		})
 		p.t, p.r, p.ok, p.gen = now, *cur, true, t.gen
 		s.sinkMu.Lock()
