@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -13,13 +14,13 @@ import (
 // two accept 6 % and 2 %.
 func TestAdvise(t *testing.T) {
 	a := []float64{0.70, 0.45, 0.25, 0.06, 0.02}
-	adv := advise(a, 0.03, "vllm")
-	if adv == nil || adv.Configured != 5 || adv.Suggested != 3 {
+	adv, ok := position.Advise(a, 0.03, "num_speculative_tokens")
+	if !ok || adv.Configured != 5 || adv.Suggested != 3 {
 		t.Fatalf("advice %+v, want 5 → 3", adv)
 	}
 	// keeping position 4 would need a_4 ≥ 0.03 × (1 + 0.70 + 0.45 + 0.25 + 0.06) = 0.0738
-	if math.Abs(adv.CommitLen-2.48) > 1e-9 || math.Abs(adv.SuggestedCommitLen-2.40) > 1e-9 {
-		t.Errorf("commit %v → %v, want 2.48 → 2.40", adv.CommitLen, adv.SuggestedCommitLen)
+	if math.Abs(adv.Commit-2.48) > 1e-9 || math.Abs(adv.Kept-2.40) > 1e-9 {
+		t.Errorf("commit %v → %v, want 2.48 → 2.40", adv.Commit, adv.Kept)
 	}
 	for _, s := range []string{"num_speculative_tokens 5 is too high", "positions 4-5 accept 6 % and 2 %", "3 would commit 2.40 of the 2.48"} {
 		if !strings.Contains(adv.Detail, s) {
@@ -27,14 +28,14 @@ func TestAdvise(t *testing.T) {
 		}
 	}
 	// a draft whose last position pays (8 % ≥ 3 % × 2.53) gets no advice; nor does one position
-	if adv := advise([]float64{0.7, 0.5, 0.25, 0.08}, 0.03, "vllm"); adv != nil {
+	if adv, ok := position.Advise([]float64{0.7, 0.5, 0.25, 0.08}, 0.03, "x"); ok {
 		t.Errorf("advice for a paying draft: %+v", adv)
 	}
-	if adv := advise([]float64{0.01}, 0.03, "vllm"); adv != nil {
+	if adv, ok := position.Advise([]float64{0.01}, 0.03, "x"); ok {
 		t.Errorf("advice to draft nothing: %+v", adv)
 	}
 	// a dearer position (a separate draft model) cuts earlier
-	if adv := advise(a, 0.15, "llamacpp"); adv == nil || adv.Suggested != 2 || !strings.Contains(adv.Detail, "--spec-draft-n-max") {
+	if adv, ok := position.Advise(a, 0.15, draftOption("llamacpp")); !ok || adv.Suggested != 2 || !strings.Contains(adv.Detail, "--spec-draft-n-max") {
 		t.Errorf("cost 15 %%: %+v", adv)
 	}
 }

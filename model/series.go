@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -58,9 +59,9 @@ type Series struct {
 	kindCount [numSampleKinds]int64
 	points    int64
 
-	fus      fusion      // which source gives which figure (fusion.go)
-	pos      positions   // acceptance per draft position (position.go)
-	events   []EventJSON // restarts seen by the scrape source
+	fus      fusion       // which source gives which figure (fusion.go)
+	pos      position.Acc // acceptance per draft position (position.go)
+	events   []EventJSON  // restarts seen by the scrape source
 	restarts int64
 }
 
