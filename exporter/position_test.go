@@ -36,7 +36,7 @@ func TestAcceptRateByPosition(t *testing.T) {
 		if math.Abs(v-[]float64{0.65, 0.425, 0.125}[i]) > 1e-3 {
 			t.Fatalf("position %d: %v", i+1, v)
 		}
-		want += fmt.Sprintf("specwatch_accept_rate_by_position{engine=\"vllm\",host=\"gpu08\",position=\"%d\",rank=\"\",unit=\"vllm.service\"} %s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
+		want += fmt.Sprintf("specwatch_accept_rate_by_position{container=\"\",engine=\"vllm\",host=\"gpu08\",namespace=\"\",pod=\"\",position=\"%d\",rank=\"\",unit=\"vllm.service\"} %s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
 	}
 	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), "specwatch_accept_rate_by_position"); err != nil {
 		t.Error(err)
