@@ -120,8 +120,10 @@ func lookup(name string) (metric, bool) {
 }
 
 // rankOf is the series rank as the engine's own log lines name it, so that a rank seen in
-// both logs and /metrics keys the same series: vLLM "Engine 000", SGLang "DP3 TP3" / "TP0",
-// nothing for single-process servers. get returns a label's value ("" if absent).
+// both logs and /metrics keys the same series: vLLM "Engine 000" (its engine label is the
+// engine index its engine line prints as %03d), nothing for single-process servers. SGLang's
+// name depends on the whole deployment (sglangRanks): here it is only its labels, joined.
+// get returns a label's value ("" if absent).
 func rankOf(e parse.Engine, get func(string) string) string {
 	switch e {
 	case parse.EngineVLLM:
@@ -132,14 +134,7 @@ func rankOf(e parse.Engine, get func(string) string) string {
 			return "Engine " + v
 		}
 	case parse.EngineSGLang:
-		var parts []string
-		if v := get("dp_rank"); v != "" {
-			parts = append(parts, "DP"+v)
-		}
-		if v := get("tp_rank"); v != "" {
-			parts = append(parts, "TP"+v)
-		}
-		return strings.Join(parts, " ")
+		return sglangRaw{get("dp_rank"), get("pp_rank"), get("tp_rank"), get("moe_ep_rank")}.String()
 	}
 	if v := get("rank"); v != "" {
 		return v
@@ -153,4 +148,64 @@ func pad3(n int) string {
 		s = "0" + s
 	}
 	return s
+}
+
+// sglangRaw is an SGLang rank's labels, before sglangRanks names it.
+type sglangRaw struct{ dp, pp, tp, ep string }
+
+func (r sglangRaw) String() string { return r.dp + "\x00" + r.pp + "\x00" + r.tp + "\x00" + r.ep }
+
+func parseSGLangRaw(s string) sglangRaw {
+	f := strings.SplitN(s, "\x00", 4)
+	for len(f) < 4 {
+		f = append(f, "")
+	}
+	return sglangRaw{f[0], f[1], f[2], f[3]}
+}
+
+// sglangRanks names SGLang's ranks as its scheduler's log prefix does (run_scheduler_process in
+// python/sglang/srt/managers/scheduler.py): "DP<dp>" when the rank has a dp_rank, then
+// "PP<pp>" when there is more than one pipeline stage, "TP<tp>" more than one tensor-parallel
+// rank, "EP<ep>" more than one expert-parallel rank. /metrics labels every rank with tp_rank
+// and pp_rank, even alone; the sizes are the distinct values the exposition holds, since one
+// server's /metrics carries all of its ranks.
+func (r *Readings) sglangRanks() {
+	var raws []rankKey
+	for k := range r.ranks {
+		if k.engine == parse.EngineSGLang {
+			raws = append(raws, k)
+		}
+	}
+	if len(raws) == 0 {
+		return
+	}
+	pp, tp, ep := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, k := range raws {
+		x := parseSGLangRaw(k.rank)
+		pp[x.pp], tp[x.tp], ep[x.ep] = true, true, true
+	}
+	for _, k := range raws {
+		x := parseSGLangRaw(k.rank)
+		var parts []string
+		if x.dp != "" {
+			parts = append(parts, "DP"+x.dp)
+		}
+		if len(pp) > 1 {
+			parts = append(parts, "PP"+x.pp)
+		}
+		if len(tp) > 1 {
+			parts = append(parts, "TP"+x.tp)
+		}
+		if len(ep) > 1 {
+			parts = append(parts, "EP"+x.ep)
+		}
+		named := rankKey{parse.EngineSGLang, strings.Join(parts, " ")}
+		rd := r.ranks[k]
+		delete(r.ranks, k)
+		if _, dup := r.ranks[named]; dup {
+			r.Dropped++ // two label sets that the log prefix cannot tell apart
+			continue
+		}
+		r.ranks[named] = rd
+	}
 }

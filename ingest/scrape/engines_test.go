@@ -49,7 +49,8 @@ func TestSGLangVerifyCalls(t *testing.T) {
 	none(t, scrape(sglangCounters(1000, 3000, 3.4)), parse.Commit) // the start
 	got := scrape(sglangCounters(1000, 3000, 3.9))                 // requests running, none finished
 	none(t, got, parse.Commit)
-	if d := one(t, got, parse.KindDecode); d.Value(parse.Running) != 4 || string(d.Rank) != "TP0" {
+	// one rank (tp_size 1): its log prefix names no rank, and neither does the series
+	if d := one(t, got, parse.KindDecode); d.Value(parse.Running) != 4 || string(d.Rank) != "" {
 		t.Fatalf("decode sample without the commit: %+v", d)
 	}
 	none(t, scrape(sglangCounters(1000, 3000, 2.0)), parse.Commit)
@@ -149,6 +150,45 @@ func TestLlamaCppNames(t *testing.T) {
 		near(t, "commit length", s.Value(parse.Commit), 1+140.0/100, 1e-9)
 		if s.NPos != 3 || s.PerPos[0] != 0.7 || s.PerPos[2] != 0.25 {
 			t.Errorf("per position %v", s.PerPos[:s.NPos])
+		}
+	}
+}
+
+// TestSGLangRankNames: ranks are named as SGLang's scheduler prefixes its log lines, from the
+// labels of all the ranks one /metrics carries.
+func TestSGLangRankNames(t *testing.T) {
+	body := func(ranks ...[4]string) string {
+		var b strings.Builder
+		b.WriteString("# HELP sglang:num_running_reqs x\n# TYPE sglang:num_running_reqs gauge\n")
+		for _, r := range ranks {
+			l := `model_name="m",pp_rank="` + r[1] + `",tp_rank="` + r[2] + `"`
+			if r[0] != "" {
+				l += `,dp_rank="` + r[0] + `"`
+			}
+			if r[3] != "" {
+				l += `,moe_ep_rank="` + r[3] + `"`
+			}
+			fmt.Fprintf(&b, "sglang:num_running_reqs{%s} 1.0\n", l)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		ranks [][4]string
+		want  []string
+	}{
+		{[][4]string{{"", "0", "0", ""}}, []string{""}},
+		{[][4]string{{"", "0", "0", ""}, {"", "0", "1", ""}}, []string{"TP0", "TP1"}},
+		{[][4]string{{"0", "0", "0", "0"}, {"1", "0", "1", "1"}}, []string{"DP0 TP0 EP0", "DP1 TP1 EP1"}},
+		{[][4]string{{"", "0", "0", ""}, {"", "1", "0", ""}}, []string{"PP0", "PP1"}},
+	} {
+		var r Readings
+		if err := Decode([]byte(body(c.ranks...)), "", &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if _, ok := r.ranks[rankKey{parse.EngineSGLang, w}]; !ok || r.Len() != len(c.want) {
+				t.Errorf("%v: ranks %v, want %q", c.ranks, r.ranks, c.want)
+			}
 		}
 	}
 }
