@@ -92,6 +92,7 @@ type ModelConfig struct {
 	CollapseSamples     int           `yaml:"collapse_samples"`
 	StaleAfter          time.Duration `yaml:"stale_after"`
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
+	PositionCost        float64       `yaml:"position_cost"`
 }
 
 // Default is what specwatch does with no file and no flags.
@@ -200,7 +201,7 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 		nonNeg(key, v)
 	}
 	for key, v := range map[string]float64{"drop_min_effect": m.DropMinEffect, "regression_min_effect": m.RegressionMinEffect,
-		"collapse_ratio": m.CollapseRatio} {
+		"collapse_ratio": m.CollapseRatio, "position_cost": m.PositionCost} {
 		if !(v >= 0 && v < 1) { // NaN too
 			bad("model."+key, "%g: want a fraction in [0, 1)", v)
 		}
@@ -289,6 +290,6 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		StuckSamples: m.StuckSamples, InconsistentSamples: m.InconsistentSamples, DepthTolerance: m.DepthTolerance,
 		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
 		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
-		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts,
+		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, PositionCost: m.PositionCost,
 	}
 }
