@@ -6,47 +6,41 @@ import (
 	"github.com/specwatch/specwatch/parse/internal/lex"
 )
 
+// llamaCpp parses "draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)".
+func llamaCpp(b []byte, s *Sample) Result {
+	_, r := llamaCounts(b, len("draft acceptance rate = "), s)
+	return r
+}
+
 // llamaCppTiming parses the print_timing line of llama-server builds since the per-position
-// statistics (llama.cpp pull request 24536):
+// statistics (llama.cpp pull request 24536), and the shorter "…, mean len =  4.30" of later ones:
 //
 //	draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)
 //
-// and the shorter form of later builds, "..., mean len =  4.30". The rates per position are
-// vLLM's: accepted at position i / verify steps.
+// The rates per position are vLLM's: accepted at position i / verify steps.
 func llamaCppTiming(b []byte, s *Sample) Result {
-	s.Kind = KindSpec
-	i := len("draft acceptance = ")
-	x, n := lex.Number(b[i:])
-	if n == 0 || x > 1 {
-		return malformed(s, "llama.cpp: bad rate")
-	}
-	s.Set(AcceptRate, x)
-	i += n
-	acc, ok1 := countAfter(b, &i, " (", " accepted /")
-	gen, ok2 := countAfter(b, &i, "", " generated)")
-	if !ok1 || !ok2 {
-		return malformed(s, "llama.cpp: bad counts")
-	}
-	s.Set(Accepted, acc)
-	s.Set(Drafted, gen)
-	for i < len(b) && b[i] != '\n' && b[i] != '\r' {
+	i, r := llamaCounts(b, len("draft acceptance = "), s)
+	for r == Matched && i < len(b) && b[i] != '\n' && b[i] != '\r' {
 		if !bytes.HasPrefix(b[i:], []byte(", ")) {
 			return malformed(s, "llama.cpp: unexpected text after the counts")
 		}
 		i += 2
-		switch {
-		case bytes.HasPrefix(b[i:], []byte("mean acceptance length =")):
-			i += len("mean acceptance length =")
-		case bytes.HasPrefix(b[i:], []byte("mean len =")):
-			i += len("mean len =")
-		case bytes.HasPrefix(b[i:], []byte("acceptance rate per position = (")):
-			i += len("acceptance rate per position = (")
-			if !llamaPositions(b, &i, s) {
+		var key string
+		for _, k := range []string{"mean acceptance length =", "mean len =", "acceptance rate per position = ("} {
+			if bytes.HasPrefix(b[i:], []byte(k)) {
+				key, i = k, i+len(k)
+			}
+		}
+		switch key {
+		case "":
+			return malformed(s, "llama.cpp: unknown statistic")
+		case "acceptance rate per position = (":
+			n, end, ok := lex.Rates(b, i, s.PerPos[:])
+			if !ok || s.NPos > 0 || end >= len(b) || b[end] != ')' {
 				return malformed(s, "llama.cpp: bad per-position list")
 			}
+			s.NPos, i = n, end+1
 			continue
-		default:
-			return malformed(s, "llama.cpp: unknown statistic")
 		}
 		for i < len(b) && b[i] == ' ' {
 			i++
@@ -58,31 +52,25 @@ func llamaCppTiming(b []byte, s *Sample) Result {
 		s.Set(Commit, c)
 		i += n
 	}
-	return Matched
+	return r
 }
 
-// llamaPositions reads "0.805, 0.632, 0.483)" at b[*i:].
-func llamaPositions(b []byte, i *int, s *Sample) bool {
-	if s.NPos > 0 {
-		return false
+// llamaCounts reads "0.58824 (  600 accepted /  1020 generated)" from b[i:], returning where
+// it ended.
+func llamaCounts(b []byte, i int, s *Sample) (int, Result) {
+	s.Kind = KindSpec
+	x, n := lex.Number(b[i:])
+	if n == 0 || x > 1 {
+		return i, malformed(s, "llama.cpp: bad rate")
 	}
-	j := *i
-	for {
-		x, n := lex.Number(b[j:])
-		if n == 0 || x > 1 || s.NPos == MaxPerPosition {
-			return false
-		}
-		s.PerPos[s.NPos] = x
-		s.NPos++
-		j += n
-		if bytes.HasPrefix(b[j:], []byte(", ")) {
-			j += 2
-			continue
-		}
-		if j < len(b) && b[j] == ')' {
-			*i = j + 1
-			return true
-		}
-		return false
+	s.Set(AcceptRate, x)
+	i += n
+	acc, ok1 := lex.CountAfter(b, &i, " (", " accepted /")
+	gen, ok2 := lex.CountAfter(b, &i, "", " generated)")
+	if !ok1 || !ok2 {
+		return i, malformed(s, "llama.cpp: bad counts")
 	}
+	s.Set(Accepted, acc)
+	s.Set(Drafted, gen)
+	return i, Matched
 }

@@ -111,27 +111,11 @@ func specField(it *fieldIter, s *Sample, key, val []byte) (f Field, x float64, o
 
 // perPosition reads "0.750, 0.625, 0.500" from the current value and moves it past the list.
 func perPosition(it *fieldIter, s *Sample) bool {
-	b := it.b
-	i := it.valStart
-	for {
-		x, n := lex.Number(b[i:])
-		if n == 0 || x > 1 || s.NPos == MaxPerPosition {
-			return false
-		}
-		s.PerPos[s.NPos] = x
-		s.NPos++
-		i += n
-		// Another value follows only as ", <digit>"; anything else ends the list.
-		if i+2 < len(b) && b[i] == ',' && b[i+1] == ' ' && lex.IsDigit(b[i+2]) {
-			i += 2
-			continue
-		}
-		break
-	}
-	if i < len(b) && b[i] != ',' {
+	n, end, ok := lex.Rates(it.b, it.valStart, s.PerPos[:])
+	if !ok || (end < len(it.b) && it.b[end] != ',') {
 		return false
 	}
-	it.pos = i
+	s.NPos, it.pos = n, end
 	return true
 }
 
