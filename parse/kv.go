@@ -63,12 +63,12 @@ const maxStepSeconds = 10
 func kvValue(a Alias, v []byte) (float64, bool) {
 	switch a.Field {
 	case Graph:
-		return boolean(v)
+		return lex.Boolean(v)
 	case Commit:
 		x, absent, ok := commitLen(v)
 		return x, ok && !absent
 	case AcceptRate:
-		return rate(v)
+		return lex.Rate(v)
 	case Running, Context, BlockSize, TreeBudget:
 		return lex.Integer(v)
 	case StepSeconds:
@@ -119,7 +119,7 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 		if j < 0 {
 			break
 		}
-		key, val := keyBefore(b[i:i+j]), valueAt(b[i+j+1:])
+		key, val := lex.KeyBefore(b[i:i+j]), lex.ValueAt(b[i+j+1:])
 		i += j + 1 + len(val)
 		if len(key) == 0 {
 			continue
@@ -147,44 +147,3 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 	}
 	return Matched, sawPrimary
 }
-
-// keyBefore returns the key that ends b, which ends at a '='.
-func keyBefore(b []byte) []byte {
-	k := len(b)
-	for k > 0 && isKeyByte(b[k-1]) {
-		k--
-	}
-	return b[k:]
-}
-
-// valueAt returns the value that starts b, which follows a '='.
-func valueAt(b []byte) []byte {
-	e := 0
-	for e < len(b) && !isValueEnd(b[e]) {
-		e++
-	}
-	return b[:e]
-}
-
-func isKeyByte(c byte) bool { return kvClass[c]&keyByte != 0 }
-
-func isValueEnd(c byte) bool { return kvClass[c]&valueEnd != 0 }
-
-// kvClass sorts bytes for the key=value loops, which test every byte of a statistics line: one
-// table load instead of a chain of comparisons.
-var kvClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
-			t[c] |= keyByte
-		}
-	}
-	for _, c := range " ,)]};\t" {
-		t[c] |= valueEnd
-	}
-	return t
-}()
-
-const (
-	keyByte  = 1 << iota // may be part of a key
-	valueEnd             // ends a value
-)

@@ -74,11 +74,15 @@ const (
 	EventNone        Event = iota
 	EventRetract           // KV cache full or decode out of memory: requests retracted
 	EventDrafterInit       // DFLASH draft runner or DDTree worker initialised
-	EventVerifyDone        // DFLASH verify completed (one-off summary)
-	EventRestart           // the engine's counters went back: it restarted (ingest/scrape)
+	EventVerifyDone        // DFLASH/DDTree verify completed (one-off summary of the first step)
+	// EventTotals marks a spec sample whose figures are cumulative since the engine started
+	// (llama.cpp's common_speculative statistics): right, but not the current acceptance.
+	EventTotals
+	EventSummary // one line of a run's closing summary (llama.cpp examples/speculative)
+	EventRestart // the engine's counters went back: it restarted (ingest/scrape)
 )
 
-var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "restart"}
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

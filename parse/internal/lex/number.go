@@ -1,9 +1,8 @@
 // Package lex holds the byte-level readers package parse is built from: plain decimals, digit
-// runs, word bytes, ANSI colour codes. They are allocation-free and inlined into parse's hot
+// runs, word bytes, ANSI colour codes, bracketed lists, rates and units, and the walkers over
+// "key: value", "key = value" and key=value records. They are allocation-free and inlined into parse's hot
 // paths; a package of their own keeps parse itself to its engines' formats.
 package lex
-
-import "bytes"
 
 // pow10 holds the exact powers of ten a float64 can represent, so that mantissa/10^k is one
 // correctly rounded division (Clinger's fast path) and "2.90" reads exactly as strconv would.
@@ -115,44 +114,4 @@ func TrimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
-}
-
-// CountAfter expects lead, blanks, a whole number, then tail, at b[*i:], and moves *i past
-// them.
-func CountAfter(b []byte, i *int, lead, tail string) (float64, bool) {
-	j := *i
-	if !bytes.HasPrefix(b[j:], []byte(lead)) {
-		return 0, false
-	}
-	j += len(lead)
-	for j < len(b) && b[j] == ' ' {
-		j++
-	}
-	x, n := Number(b[j:])
-	if n == 0 || !bytes.HasPrefix(b[j+n:], []byte(tail)) || bytes.IndexByte(b[j:j+n], '.') >= 0 {
-		return 0, false
-	}
-	*i = j + n + len(tail)
-	return x, true
-}
-
-// Rates reads a list of rates in [0, 1], "0.750, 0.625, 0.500", from b[i:] into dst, and
-// returns how many and where the list ended. Another value follows only as ", <digit>";
-// anything else ends the list. ok is false for a value that is not a rate or a list longer
-// than dst.
-func Rates(b []byte, i int, dst []float64) (n, end int, ok bool) {
-	for {
-		x, k := Number(b[i:])
-		if k == 0 || x > 1 || n == len(dst) {
-			return n, i, false
-		}
-		dst[n] = x
-		n++
-		i += k
-		if i+2 < len(b) && b[i] == ',' && b[i+1] == ' ' && IsDigit(b[i+2]) {
-			i += 2
-			continue
-		}
-		return n, i, true
-	}
 }
