@@ -35,7 +35,7 @@ import (
 var baseArgs = []string{"--runtime", "runc", "--cgroup-manager=cgroupfs", "--events-backend", "file"}
 
 // runArgs come after `run` in every container run.
-var runArgs = []string{"--rm", "--network", "none", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"}
+var runArgs = []string{"--rm", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"}
 
 // Podman is a podman usable by one test. Its methods call tb.Fatal on failure, so they belong
 // to the test goroutine.
@@ -125,25 +125,40 @@ type Run struct {
 	// JournalSockets, when set, is a private journald's socket directory
 	// (testjournal.Journal.SocketDir): the journald driver writes there.
 	JournalSockets string
+	// Network is podman's --network: "none" when empty (no network backend is needed),
+	// "host" for a server the test reaches on loopback.
+	Network string
+	// Options are more `podman run` options (--network host, -v, --group-add, …).
+	Options []string
 	// Args follow the image: the entry point's arguments.
 	Args []string
 }
 
-// Run runs r to its end and returns what the container printed on standard output, as podman
-// relays it (the log driver's copy is what the test reads).
-func (p *Podman) Run(r Run) []byte {
-	p.tb.Helper()
+// args is the podman command line of r.
+func (r *Run) args() []string {
 	args := append([]string{"run"}, runArgs...)
 	args = append(args, "--name", r.Name)
+	network := r.Network
+	if network == "" {
+		network = "none"
+	}
+	args = append(args, "--network", network)
 	if r.LogDriver != "" {
 		args = append(args, "--log-driver", r.LogDriver)
 	}
 	for _, o := range r.LogOpts {
 		args = append(args, "--log-opt", o)
 	}
+	args = append(args, r.Options...)
 	args = append(args, r.Image)
-	args = append(args, r.Args...)
-	out, err := p.podman(2*time.Minute, &r, args...)
+	return append(args, r.Args...)
+}
+
+// Run runs r to its end and returns what the container printed on standard output, as podman
+// relays it (the log driver's copy is what the test reads).
+func (p *Podman) Run(r Run) []byte {
+	p.tb.Helper()
+	out, err := p.podman(2*time.Minute, &r, r.args()...)
 	if err != nil {
 		p.tb.Fatalf("testpodman: podman run %s: %v\n%s", r.Name, err, out)
 	}
@@ -177,4 +192,26 @@ func (p *Podman) podman(timeout time.Duration, r *Run, args ...string) ([]byte, 
 		return append(stdout.Bytes(), stderr.Bytes()...), fmt.Errorf("%s: %w", strings.Join(full, " "), err)
 	}
 	return stdout.Bytes(), nil
+}
+
+// ImageConfig returns podman image inspect's --format of image.
+func (p *Podman) ImageConfig(image, format string) string {
+	p.tb.Helper()
+	out, err := p.podman(time.Minute, nil, "image", "inspect", "--format", format, image)
+	if err != nil {
+		p.tb.Fatalf("testpodman: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Volume creates a named volume, removed when the test ends, and returns its name. Mounted
+// over an image's directory, it starts with that directory's content and owner.
+func (p *Podman) Volume(base string) string {
+	p.tb.Helper()
+	name := p.Name(base)
+	if out, err := p.podman(time.Minute, nil, "volume", "create", name); err != nil {
+		p.tb.Fatalf("testpodman: %v: %s", err, out)
+	}
+	p.tb.Cleanup(func() { p.podman(time.Minute, nil, "volume", "rm", "--force", name) })
+	return name
 }
