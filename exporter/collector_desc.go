@@ -4,8 +4,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// seriesLabels are docs/metrics.md's labels of every per-series metric, in this order.
-var seriesLabels = []string{"host", "unit", "engine", "rank"}
+// seriesLabels are docs/metrics.md's labels of every per-series metric, in this order. The
+// container triple is always present, empty where the source names no container: one label
+// set per family keeps every query and recording rule the same for both kinds of deployment.
+var seriesLabels = []string{"host", "unit", "engine", "rank", "container", "namespace", "pod"}
 
 // descs are the descriptors of everything the collector emits. Names, labels and types are
 // public interface (docs/metrics.md): dashboards and alert rules use them.

@@ -64,7 +64,8 @@ var factorNames = [3]string{"acceptance", "context", "residual"}
 func newSeriesPairs(l model.Labels) *seriesPairs {
 	v := validLabels(l)
 	p := &seriesPairs{labels: l, base: []*dto.LabelPair{
-		pair("engine", v.Engine), pair("host", v.Host), pair("rank", v.Rank), pair("unit", v.Unit)}}
+		pair("container", v.Container), pair("engine", v.Engine), pair("host", v.Host), pair("namespace", v.Namespace),
+		pair("pod", v.Pod), pair("rank", v.Rank), pair("unit", v.Unit)}}
 	for i, f := range factorNames {
 		p.factor[i] = p.with("factor", f)
 	}
@@ -118,5 +119,8 @@ func validLabels(l model.Labels) model.Labels {
 	fix(&l.Unit)
 	fix(&l.Engine)
 	fix(&l.Rank)
+	fix(&l.Container)
+	fix(&l.Namespace)
+	fix(&l.Pod)
 	return l
 }

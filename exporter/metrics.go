@@ -143,7 +143,7 @@ func (m *Metrics) newObserver(id int, labels model.Labels) prometheus.Observer {
 		m.observers = append(m.observers, stepObserver{})
 	}
 	l := validLabels(labels)
-	o := m.steps.WithLabelValues(l.Host, l.Unit, l.Engine, l.Rank)
+	o := m.steps.WithLabelValues(l.Host, l.Unit, l.Engine, l.Rank, l.Container, l.Namespace, l.Pod)
 	m.observers[id] = stepObserver{labels: labels, obs: o}
 	return o
 }

@@ -20,24 +20,24 @@ func TestCollectorExposition(t *testing.T) {
 	const want = `
 # HELP specwatch_commit_length Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample.
 # TYPE specwatch_commit_length gauge
-specwatch_commit_length{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 2.5
-specwatch_commit_length{engine="vllm",host="gpu08",rank="Engine 000",unit="vllm.service"} 3.1
+specwatch_commit_length{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 2.5
+specwatch_commit_length{container="",engine="vllm",host="gpu08",namespace="",pod="",rank="Engine 000",unit="vllm.service"} 3.1
 # HELP specwatch_step_seconds Duration of one decode step at the latest decode point, as logged or derived as commit length x running requests / generation tok/s.
 # TYPE specwatch_step_seconds gauge
-specwatch_step_seconds{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 0.04
+specwatch_step_seconds{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 0.04
 # HELP specwatch_model_tokens_per_second_at_context Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.
 # TYPE specwatch_model_tokens_per_second_at_context gauge
-specwatch_model_tokens_per_second_at_context{context="131072",engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 8.5
-specwatch_model_tokens_per_second_at_context{context="4096",engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 65.8
+specwatch_model_tokens_per_second_at_context{container="",context="131072",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 8.5
+specwatch_model_tokens_per_second_at_context{container="",context="4096",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 65.8
 # HELP specwatch_throughput_attribution_log_ratio Attribution of ln(current/baseline per-request tok/s) to acceptance, context and residual (slower than the step model explains); the three factors add up to the log ratio.
 # TYPE specwatch_throughput_attribution_log_ratio gauge
-specwatch_throughput_attribution_log_ratio{engine="sglang",factor="acceptance",host="gpu07",rank="TP0",unit="sglang.service"} -0.1
-specwatch_throughput_attribution_log_ratio{engine="sglang",factor="context",host="gpu07",rank="TP0",unit="sglang.service"} -0.2
-specwatch_throughput_attribution_log_ratio{engine="sglang",factor="residual",host="gpu07",rank="TP0",unit="sglang.service"} 0.05
+specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="acceptance",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} -0.1
+specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="context",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} -0.2
+specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="residual",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 0.05
 # HELP specwatch_last_sample_timestamp_seconds Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock).
 # TYPE specwatch_last_sample_timestamp_seconds gauge
-specwatch_last_sample_timestamp_seconds{engine="sglang",host="gpu07",rank="TP0",unit="sglang.service"} 1.7950000005e+09
-specwatch_last_sample_timestamp_seconds{engine="vllm",host="gpu08",rank="Engine 000",unit="vllm.service"} 1.795000001e+09
+specwatch_last_sample_timestamp_seconds{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 1.7950000005e+09
+specwatch_last_sample_timestamp_seconds{container="",engine="vllm",host="gpu08",namespace="",pod="",rank="Engine 000",unit="vllm.service"} 1.795000001e+09
 # HELP specwatch_lines_total Input lines by parse result: matched (a sample), ignored (not an engine statistics line), malformed (an engine marker that failed to parse; drives format_drift).
 # TYPE specwatch_lines_total counter
 specwatch_lines_total{result="ignored"} 3

@@ -16,6 +16,13 @@ type Entry struct {
 	Host []byte
 	// Unit is _SYSTEMD_UNIT, or SYSLOG_IDENTIFIER when the entry has no unit; empty when unknown.
 	Unit []byte
+	// Container, Namespace and Pod say which container wrote the record, where the source
+	// knows: journald's CONTAINER_NAME (Docker's and Podman's journald driver), a json-file or
+	// CRI log's path. They are part of the series key, so that two engines in two containers of
+	// one host (all under docker.service) are two series, not one interleaved mess.
+	Container []byte
+	Namespace []byte // Kubernetes namespace; empty elsewhere
+	Pod       []byte // Kubernetes pod name; empty elsewhere
 	// Message is MESSAGE: arbitrary bytes, possibly with ANSI codes or invalid UTF-8.
 	Message []byte
 	// Cursor is the journal cursor (__CURSOR); empty for sources without one. Reading a

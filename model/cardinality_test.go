@@ -51,7 +51,7 @@ func (f *flood) apply(t testing.TB, m *Set, i int) *Series {
 		t.Fatalf("line %d: %v (%s)", i, r, f.s.Why)
 	}
 	f.st.Resolve(int64(1_795_000_000_000_000+i), nil, nil, &f.s)
-	m.Seen(f.s.Host, f.s.Unit, f.s.Time)
+	m.Seen(f.s.Host, f.s.Unit, nil, f.s.Time)
 	return m.Apply(r, &f.s)
 }
 

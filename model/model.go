@@ -101,7 +101,7 @@ func (m *Set) ObserveMalformed(s *parse.Sample) {
 		// engine's on this host and unit, and never starts a series of its own — that made a
 		// phantom series with empty labels, dated 1970, which format_drift then landed on
 		// instead of the rank whose lines broke.
-		se = m.latestOn(s.Host, s.Unit)
+		se = m.latestOn(s.Host, s.Unit, s.Container)
 	} else {
 		se = m.lookup(s)
 	}
@@ -112,10 +112,11 @@ func (m *Set) ObserveMalformed(s *parse.Sample) {
 
 // latestOn is the series of host and unit that had the latest sample, or nil. It walks the
 // series: malformed lines are rare, and the cap bounds the walk.
-func (m *Set) latestOn(host, unit []byte) *Series {
+func (m *Set) latestOn(host, unit, container []byte) *Series {
 	var best *Series
 	for _, se := range m.order {
-		if se.labels.Host == string(host) && se.labels.Unit == string(unit) && se.samples > 0 && (best == nil || se.last > best.last) {
+		if se.labels.Host == string(host) && se.labels.Unit == string(unit) && se.labels.Container == string(container) &&
+			se.samples > 0 && (best == nil || se.last > best.last) {
 			best = se
 		}
 	}
@@ -136,6 +137,16 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	k = append(k, s.Unit...)
 	k = append(k, 0, byte(s.Engine), 0)
 	k = append(k, s.Rank...)
+	// The container triple last: the recent-slot hash reads the key's last byte, and for
+	// sources without containers (most) it must still be the rank's.
+	if len(s.Container)+len(s.Namespace)+len(s.Pod) > 0 {
+		k = append(k, 0)
+		k = append(k, s.Container...)
+		k = append(k, 0)
+		k = append(k, s.Namespace...)
+		k = append(k, 0)
+		k = append(k, s.Pod...)
+	}
 	m.key = k
 	slot := &m.recent[(uint(k[len(k)-1])^uint(len(k))*5)%uint(len(m.recent))]
 	if slot.se != nil && slot.key == string(k) {
@@ -148,7 +159,8 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	if len(m.series) >= m.opts.MaxSeries {
 		return nil
 	}
-	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank)}, &m.opts, &m.fitBuf)
+	se := newSeries(Labels{Host: string(s.Host), Unit: string(s.Unit), Engine: s.Engine.String(), Rank: string(s.Rank),
+		Container: string(s.Container), Namespace: string(s.Namespace), Pod: string(s.Pod)}, &m.opts, &m.fitBuf)
 	se.id = len(m.order)
 	se.key = string(k)
 	m.series[se.key] = se

@@ -35,6 +35,34 @@ type Labels struct {
 	Unit   string `json:"unit"`
 	Engine string `json:"engine"`
 	Rank   string `json:"rank"`
+	// Container, Namespace and Pod are empty where the source names no container.
+	Container string `json:"container,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+}
+
+// LabelNames are the labels that name a series, engine first, in the order reports show them.
+var LabelNames = [...]string{"engine", "host", "unit", "namespace", "pod", "container", "rank"}
+
+// Value returns the label called name ("" for an unknown name or an empty label).
+func (l Labels) Value(name string) string {
+	switch name {
+	case "engine":
+		return l.Engine
+	case "host":
+		return l.Host
+	case "unit":
+		return l.Unit
+	case "namespace":
+		return l.Namespace
+	case "pod":
+		return l.Pod
+	case "container":
+		return l.Container
+	case "rank":
+		return l.Rank
+	}
+	return ""
 }
 
 // SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series

@@ -234,7 +234,7 @@ func TestStaleLiveOnly(t *testing.T) {
 	se := set.Observe(&s)
 	for i := int64(1); i <= 5; i++ { // the unit keeps logging noise for five minutes
 		at := t0 + i*int64(time.Minute)
-		set.Seen([]byte("h"), []byte("sglang.service"), at)
+		set.Seen([]byte("h"), []byte("sglang.service"), nil, at)
 		set.Tick(at)
 	}
 	if !se.Active(Stale) {
@@ -251,5 +251,36 @@ func TestStaleLiveOnly(t *testing.T) {
 	quiet.Tick(t0 + 10*int64(time.Minute)) // the whole unit is quiet: idle, not stale
 	if q.Active(Stale) {
 		t.Fatal("stale raised for a unit that logs nothing at all")
+	}
+}
+
+// TestStalePerContainer: docker.service logging for the host's other containers does not make a
+// container that went away "stale"; the same container logging without statistics does.
+func TestStalePerContainer(t *testing.T) {
+	set := NewSet(Options{Live: true, StaleAfter: time.Minute})
+	p := parse.NewParser(parse.Options{})
+	var s parse.Sample
+	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
+	host, unit := []byte("h"), []byte("docker.service")
+	var series []*Series
+	for _, c := range []string{"gone", "hung"} {
+		if p.Parse(line, &s) != parse.Matched {
+			t.Fatal(s.Why)
+		}
+		s.Time, s.Host, s.Unit, s.Container = t0, host, unit, []byte(c)
+		series = append(series, set.Observe(&s))
+	}
+	for i := int64(1); i <= 5; i++ {
+		at := t0 + i*int64(time.Minute)
+		set.Seen(host, unit, []byte("other"), at) // another container of the host keeps logging
+		set.Seen(host, unit, []byte("hung"), at)  // the hung engine logs, but no statistics
+		set.Tick(at)
+	}
+	if series[0].Active(Stale) {
+		t.Error("stale raised for a container that logs nothing while others of its unit do")
+	}
+	if !series[1].Active(Stale) {
+		t.Error("stale not raised for a container that keeps logging without statistics")
 	}
 }

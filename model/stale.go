@@ -6,13 +6,15 @@ import "time"
 // logging means the engine stopped printing statistics (a hang in the scheduler, a log level
 // change), which no offline report can tell from "the service was idle".
 
-// Seen records that host/unit logged an entry at t (Unix ns). Call it for every entry in live
-// mode; it allocates only the first time a unit is seen.
-func (m *Set) Seen(host, unit []byte, t int64) {
+// Seen records that host/unit/container logged an entry at t (Unix ns). Call it for every
+// entry in live mode; it allocates only the first time a source is seen. The container is part
+// of the source: docker.service keeps logging for the host's other containers after one engine's
+// container has gone, and that is not "the engine stopped printing statistics".
+func (m *Set) Seen(host, unit, container []byte, t int64) {
 	if m.units == nil {
 		m.units = make(map[string]int64)
 	}
-	m.ukey = append(append(append(m.ukey[:0], host...), 0), unit...)
+	m.ukey = append(append(append(append(append(m.ukey[:0], host...), 0), unit...), 0), container...)
 	if v, ok := m.units[string(m.ukey)]; ok { // lookups by string(bytes) do not allocate
 		if t > v {
 			m.units[string(m.ukey)] = t
@@ -32,7 +34,7 @@ func (m *Set) Tick(now int64) {
 		if se.samples == 0 {
 			continue
 		}
-		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit]
+		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
 		silent := now-se.last > after
 		switch {
 		case silent && unitLast > se.last+after/2 && now-unitLast < after:

@@ -106,6 +106,9 @@ type Sample struct {
 	Unit []byte
 	Rank []byte // "TP0", "DP3 TP3 EP3", "Engine 000", "gpu=0"
 	Proc []byte // vLLM process tag ("APIServer pid=9120") or docker-compose service ("vllm-1")
+	// Container, Namespace and Pod come from the entry, never from the line (see
+	// ingest.Entry); the caller sets them before Resolve.
+	Container, Namespace, Pod []byte
 
 	// Stamp is the best timestamp found in the line; Stream resolves it to Time.
 	Stamp Stamp

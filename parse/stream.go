@@ -159,7 +159,9 @@ func (st *Stream) lastDate() (year, month, day int) {
 // joinEngine gives a SpecDecoding line, which names no engine, the engine index of the last
 // engine line from the same process; an engine line records its index for the next one.
 func (st *Stream) joinEngine(s *Sample) {
-	st.key = append(append(append(append(append(st.key[:0], s.Host...), 0), s.Unit...), 0), s.Proc...)
+	// The container is part of the process's identity: two containers' vLLM both run as pid 1.
+	st.key = append(append(append(append(append(st.key[:0], s.Host...), 0), s.Unit...), 0), s.Container...)
+	st.key = append(append(append(append(st.key, 0), s.Pod...), 0), s.Proc...)
 	if s.Kind == KindSpec && len(s.Rank) == 0 {
 		for i := range st.engines {
 			if e := &st.engines[i]; e.key != nil && bytes.Equal(e.key, st.key) {

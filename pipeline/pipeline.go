@@ -114,7 +114,7 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		st.atTail = false
 		if e.Time != 0 {
 			st.lastEntry = time.UnixMicro(e.Time)
-			st.set.Seen(e.Host, e.Unit, e.Time*1000)
+			st.set.Seen(e.Host, e.Unit, e.Container, e.Time*1000)
 		}
 	}
 	if r == parse.Ignored {
@@ -124,6 +124,7 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		st.set.Count(r)
 		return
 	}
+	s.Container, s.Namespace, s.Pod = e.Container, e.Namespace, e.Pod
 	if !p.stream.Resolve(e.Time, e.Host, e.Unit, s) {
 		r = parse.Malformed // a time no sample can carry is refused, never wrapped around
 	}
@@ -154,7 +155,11 @@ func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
 	if id >= p.series {
 		p.series = id + 1
 		l := se.Labels()
-		p.log.Debug().Str("host", l.Host).Str("unit", l.Unit).Str("engine", l.Engine).Str("rank", l.Rank).Msg("new series")
+		ev := p.log.Debug().Str("host", l.Host).Str("unit", l.Unit).Str("engine", l.Engine).Str("rank", l.Rank)
+		if l.Container != "" {
+			ev = ev.Str("container", l.Container).Str("namespace", l.Namespace).Str("pod", l.Pod)
+		}
+		ev.Msg("new series")
 	}
 	if p.steps == nil {
 		return

@@ -177,8 +177,8 @@ func anomalyOverview(a model.AnomalyJSON, sr *model.SeriesReport, anchor string)
 // seriesName is the one-line name of a series: engine, host, unit, rank.
 func seriesName(l model.Labels) string {
 	s := l.Engine
-	for _, p := range []string{l.Host, l.Unit, l.Rank} {
-		if p != "" {
+	for _, name := range model.LabelNames[1:] {
+		if p := l.Value(name); p != "" {
 			if s != "" {
 				s += " · "
 			}

@@ -55,9 +55,9 @@ func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	if v.VerdictText == "" {
 		v.VerdictText = "no verdict"
 	}
-	for _, l := range []labelKV{{"host", sr.Labels.Host}, {"unit", sr.Labels.Unit}, {"rank", sr.Labels.Rank}} {
-		if l.V != "" {
-			v.Labels = append(v.Labels, l)
+	for _, name := range model.LabelNames[1:] {
+		if val := sr.Labels.Value(name); val != "" {
+			v.Labels = append(v.Labels, labelKV{name, val})
 		}
 	}
 	v.Span = "no samples yet"

@@ -35,9 +35,9 @@ func WriteText(w io.Writer, r model.Report) error {
 	for _, s := range r.Series {
 		l := s.Labels
 		fmt.Fprintf(bw, "\n%s", l.Engine)
-		for _, kv := range [][2]string{{"host", l.Host}, {"unit", l.Unit}, {"rank", l.Rank}} {
-			if kv[1] != "" {
-				fmt.Fprintf(bw, "  %s=%s", kv[0], kv[1])
+		for _, name := range model.LabelNames[1:] {
+			if v := l.Value(name); v != "" {
+				fmt.Fprintf(bw, "  %s=%s", name, v)
 			}
 		}
 		fmt.Fprintf(bw, "\n  %d samples, %s to %s (%s)\n", s.Samples, s.First.Format(time.DateTime), s.Last.Format(time.DateTime),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/specwatch/specwatch/model"
@@ -87,10 +88,8 @@ func parseSeriesFilters(vals []string) ([]seriesFilter, error) {
 			if !ok || strings.Contains(value, "=") {
 				return nil, fmt.Errorf("series filter %q: want name=value[,name=value...]", v)
 			}
-			switch name {
-			case "host", "unit", "engine", "rank":
-			default:
-				return nil, fmt.Errorf("series filter %q: unknown label %q (host, unit, engine, rank)", v, name)
+			if !slices.Contains(model.LabelNames[:], name) {
+				return nil, fmt.Errorf("series filter %q: unknown label %q (%s)", v, name, strings.Join(model.LabelNames[:], ", "))
 			}
 			f.terms = append(f.terms, labelTerm{name, value})
 		}
@@ -113,25 +112,17 @@ func matchAny(fs []seriesFilter, l model.Labels) bool {
 
 func (f *seriesFilter) match(l model.Labels) bool {
 	if f.terms == nil {
-		return strings.Contains(l.Host, f.substr) || strings.Contains(l.Unit, f.substr) ||
-			strings.Contains(l.Engine, f.substr) || strings.Contains(l.Rank, f.substr)
+		for _, name := range model.LabelNames {
+			if strings.Contains(l.Value(name), f.substr) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, t := range f.terms {
-		if labelValue(l, t.name) != t.value {
+		if l.Value(t.name) != t.value {
 			return false
 		}
 	}
 	return true
-}
-
-func labelValue(l model.Labels, name string) string {
-	switch name {
-	case "host":
-		return l.Host
-	case "unit":
-		return l.Unit
-	case "engine":
-		return l.Engine
-	}
-	return l.Rank
 }

@@ -48,7 +48,7 @@ func TestReportFilter(t *testing.T) {
 		{"?series=rank=Engine%20000", 200, []string{"gpu08"}},
 		{"?series=vllm&series=unit=fork", 200, []string{"gpu08", "gpu09"}},
 		{"?series=", 400, nil},
-		{"?series=pod=x", 400, nil},
+		{"?series=zone=x", 400, nil},
 		{"?series=host=a=b", 400, nil},
 		{"?serie=gpu07", 400, nil},
 		{"?series=%zz", 400, nil},

@@ -19,11 +19,11 @@ import (
 )
 
 // seriesLabels are the labels docs/metrics.md abbreviates as "series" in a row's labels column.
-var seriesLabels = []string{"host", "unit", "engine", "rank"}
+var seriesLabels = []string{"host", "unit", "engine", "rank", "container", "namespace", "pod"}
 
 // freeLabels take arbitrary values; every other label's values form a fixed vocabulary that the
 // metric's row must list.
-var freeLabels = map[string]bool{"host": true, "unit": true, "engine": true, "rank": true,
+var freeLabels = map[string]bool{"host": true, "unit": true, "engine": true, "rank": true, "container": true, "namespace": true, "pod": true,
 	"context": true, "version": true, "revision": true, "goversion": true, "target": true}
 
 var (
