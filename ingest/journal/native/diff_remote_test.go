@@ -17,7 +17,9 @@ import (
 // remoteExport writes n entries of journal export text with what tripped readers before: two
 // MESSAGE fields in one entry, realtime stamps that go backwards (a clock step, and two hosts'
 // clocks interleaved), binary and ANSI messages, messages large enough to be compressed,
-// entries with only an identifier or no unit at all, several hosts.
+// entries with only an identifier or no unit at all, several hosts, and the container fields
+// of Docker's and Podman's journald drivers in every form: name and short id, the id alone
+// (short or full), a repeated name, a binary name, one large enough to be compressed.
 func remoteExport(w io.Writer, n int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -47,6 +49,24 @@ func remoteExport(w io.Writer, n int, seed uint64) error {
 		case 7:
 			e.Fields = append(e.Fields, testjournal.Field{Name: "_SYSTEMD_UNIT", Value: []byte("second.service")},
 				testjournal.Field{Name: "CODE_LINE", Value: fmt.Appendf(nil, "%d", rng.IntN(1000))})
+		}
+		id := fmt.Sprintf("%012x%052x", rng.Uint64()>>16, i)
+		switch i % 13 {
+		case 1, 8:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id[:12])},
+				testjournal.Field{Name: "CONTAINER_NAME", Value: fmt.Appendf(nil, "sglang-%d", i%3)},
+				testjournal.Field{Name: "CONTAINER_TAG", Value: []byte("sglang")})
+		case 2:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id[:12])})
+		case 3:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id)})
+		case 4:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("first")},
+				testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("second")})
+		case 5:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("bin\x00\x1b[31m\xff")})
+		case 6:
+			e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: append([]byte("big-"), big...)})
 		}
 		if err := testjournal.WriteExport(bw, &e, i); err != nil {
 			return err
