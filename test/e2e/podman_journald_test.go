@@ -18,7 +18,8 @@ import (
 // only CONTAINER_NAME tells them apart), log through podman's journald driver into a private
 // journald. Every line each container printed must be in the journal with real CONTAINER_*
 // fields, and analyze of the journal must give one series per container, each with exactly
-// the samples analyze finds in that container's own output, read with every journal backend.
+// the samples analyze finds in that container's own output, read with every journal backend;
+// --container keeps one container's.
 func TestPodmanJournaldTwoContainers(t *testing.T) {
 	p := testpodman.Start(t)
 	j := testjournal.Start(t)
@@ -90,6 +91,20 @@ func TestPodmanJournaldTwoContainers(t *testing.T) {
 		if !equalCounts(have, want) {
 			t.Errorf("backend %s: series samples %v, want %v (one series per container)", backend, have, want)
 		}
+	}
+	// --container keeps one of them, by a glob on its name.
+	only := map[string]int64{}
+	for k, v := range want {
+		if strings.HasPrefix(k, engines[1].name+"/") {
+			only[k] = v
+		}
+	}
+	have := map[string]int64{}
+	for _, s := range analyzeJSON(t, bin, nil, "--journal-dir", j.Dir(), "--container", "sglang-b-*") {
+		have[s.Labels["container"]+"/"+s.Labels["rank"]] = s.Samples
+	}
+	if !equalCounts(have, only) {
+		t.Errorf("--container sglang-b-*: series samples %v, want %v", have, only)
 	}
 }
 
