@@ -26,25 +26,46 @@ func TestPodmanJournaldTwoContainers(t *testing.T) {
 	image := p.BuildImage(testpodman.BuildStatic(t), "", nil)
 	bin := testharness.BuildSpecwatch(t)
 
-	type engine struct {
-		name   string
-		args   []string
-		stdout []byte
-	}
-	engines := []*engine{
-		{name: p.Name("sglang-a"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "400", "-seed", "3", "-format", "raw"}},
-		{name: p.Name("sglang-b"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "60", "-seed", "4", "-format", "raw"}},
-	}
+	engines := twoEngines(p.Name)
 	for _, e := range engines {
 		e.stdout = p.Run(testpodman.Run{Image: image, Name: e.name, LogDriver: "journald",
 			LogOpts: []string{"tag=sglang"}, JournalSockets: j.SocketDir(), Args: e.args})
 	}
-	j.Sync()
+	checkJournaldContainers(t, j, bin, engines, nil)
+}
 
-	// The journal holds each container's lines, in order, with the fields the driver sets.
+// engine is one simulated engine container: its name, the simulator's arguments, and what it
+// printed.
+type engine struct {
+	name   string
+	args   []string
+	stdout []byte
+}
+
+// twoEngines are the issue's two SGLang engines of one image, of very different sizes.
+func twoEngines(name func(string) string) []*engine {
+	return []*engine{
+		{name: name("sglang-a"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "400", "-seed", "3", "-format", "raw"}},
+		{name: name("sglang-b"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "60", "-seed", "4", "-format", "raw"}},
+	}
+}
+
+// checkJournaldContainers checks what the engines' containers (run with the journald log
+// driver and tag sglang) left in j: each one's lines in order with the driver's fields
+// (CONTAINER_ID a short id, CONTAINER_TAG, and the fields of extra with the values extra
+// gives them for that container), and analyze of the journal with every backend: one series
+// per container with the samples analyze finds in that container's own output; --container
+// keeps the second one's.
+func checkJournaldContainers(t *testing.T, j *testjournal.Journal, bin string, engines []*engine, extra func(e *engine) map[string]string) {
+	t.Helper()
+	j.Sync()
 	out, err := exec.Command("journalctl", "--directory="+j.Dir(), "-o", "json", "--all", "--no-pager", "SYSLOG_IDENTIFIER=sglang").Output()
 	if err != nil {
 		t.Fatalf("journalctl: %v", err)
+	}
+	byName := map[string]*engine{}
+	for _, e := range engines {
+		byName[e.name] = e
 	}
 	got := map[string][]string{}
 	shortID := regexp.MustCompile(`^[0-9a-f]{12}$`)
@@ -56,7 +77,14 @@ func TestPodmanJournaldTwoContainers(t *testing.T) {
 		name, _ := f["CONTAINER_NAME"].(string)
 		id, _ := f["CONTAINER_ID"].(string)
 		if !shortID.MatchString(id) || f["CONTAINER_TAG"] != "sglang" {
-			t.Fatalf("entry without podman's fields (CONTAINER_ID %q, CONTAINER_TAG %v): %s", id, f["CONTAINER_TAG"], line)
+			t.Fatalf("entry without the driver's fields (CONTAINER_ID %q, CONTAINER_TAG %v): %s", id, f["CONTAINER_TAG"], line)
+		}
+		if e := byName[name]; e != nil && extra != nil {
+			for k, v := range extra(e) {
+				if f[k] != v {
+					t.Fatalf("container %s: %s is %v, want %q: %s", name, k, f[k], v, line)
+				}
+			}
 		}
 		msg, _ := f["MESSAGE"].(string)
 		got[name] = append(got[name], strings.TrimSuffix(msg, "\n"))
