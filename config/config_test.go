@@ -90,3 +90,45 @@ func TestParseWhenRange(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrorsArePlain: the library's Go type names never reach the operator; a typo gets
+// the key it most likely meant.
+func TestConfigErrorsArePlain(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"lisen: ':1'\n", "lisen (line 1): unknown key (did you mean listen?)"},
+		{"Model:\n  window: 3\n", "Model (line 1): unknown key (did you mean model?)"},
+		{"model:\n  max_serie: 3\n", "model.max_serie (line 2): unknown key (did you mean max_series?)"},
+		{"model:\n  zzzzzz: 3\n", "model.zzzzzz (line 2): unknown key\n"},
+		{"model:\n  window: many\n", "model.window (line 2): got `many`, want a whole number"},
+		{"push:\n  interval: soon\n", "push.interval (line 2): got `soon`, want a duration such as 30s, 5m or 2h"},
+		{"model:\n  stale_after: [5m]\n", "model.stale_after (line 2): got a list, want a duration"},
+		{"model:\n  idle_factor: fast\n", "model.idle_factor (line 2): got `fast`, want a number"},
+		{"journal:\n  units: x\n", "journal.units (line 2): got `x`, want a list, such as [a, b]"},
+		{"push:\n  labels: [a]\n", "push.labels (line 2): got a list, want a map of key: value"},
+		{"log: [debug]\n", "log (line 1): got a list, want a section of keys (level, format)"},
+	} {
+		_, err := Load(writeConfig(t, c.body))
+		if err == nil || !strings.Contains(err.Error()+"\n", c.want) || strings.Contains(err.Error(), "config.") || strings.Contains(err.Error(), "unmarshal") {
+			t.Errorf("%q: error %v, want %q and no Go type names", c.body, err, c.want)
+		}
+	}
+}
+
+// TestParseWhenRelative: journalctl's relative times, against a given now.
+func TestParseWhenRelative(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for s, want := range map[string]time.Time{
+		"-2h": now.Add(-2 * time.Hour), "-90m": now.Add(-90 * time.Minute), "-1h30m": now.Add(-90 * time.Minute),
+		"-3d": now.Add(-72 * time.Hour), "now": now, "-0s": now,
+	} {
+		got, err := ParseWhenAt(s, time.UTC, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseWhenAt(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"-", "-2", "-soon", "--2h", "-1.5d", "-99999d", "-2000000h", "2h"} {
+		if got, err := ParseWhenAt(s, time.UTC, now); err == nil {
+			t.Errorf("ParseWhenAt(%q) = %v, want an error", s, got)
+		}
+	}
+}

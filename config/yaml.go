@@ -65,10 +65,15 @@ func decodeStrict(data []byte, cfg *Config) error {
 		}
 		n, _ := strconv.Atoi(l[m[2]:m[3]])
 		if k := keyOf(keys[n], l[m[1]:]); k != "" {
-			lines[i] = l[:m[0]] + k + " (line " + strconv.Itoa(n) + "): " + l[m[1]:]
+			lines[i] = l[:m[0]] + k + " (line " + strconv.Itoa(n) + "): " + plainYAML(l[m[1]:])
 		}
 	}
-	return errors.New(strings.Join(lines, "\n"))
+	msg := strings.Join(lines, "\n")
+	// "yaml: unmarshal errors:" heads the list the library returns; the list is the message.
+	if rest, ok := strings.CutPrefix(msg, "yaml: unmarshal errors:\n"); ok {
+		msg = "invalid keys or values:\n" + rest
+	}
+	return errors.New(msg)
 }
 
 // lineKey is a key path whose key or value is on a line, with its value node.

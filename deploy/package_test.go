@@ -49,8 +49,9 @@ func TestDebianPackage(t *testing.T) {
 	}
 	t.Logf("scripts/package.sh built %s in %s", filepath.Base(deb), time.Since(start).Round(time.Second))
 
+	lintianClean(t, deb)
 	info := testharness.RunCmd(t, time.Minute, "", nil, "dpkg-deb", "--info", deb)
-	for _, want := range []string{"Package: specwatch", "Version: " + testVersion, "Architecture: amd64", "Depends: libsystemd0"} {
+	for _, want := range []string{"Package: specwatch", "Version: " + testVersion, "Architecture: amd64", "Depends: libc6 (>= 2.", "libsystemd0"} {
 		if !strings.Contains(info.Stdout, want) {
 			t.Errorf("dpkg-deb --info lacks %q:\n%s", want, info.Output())
 		}
@@ -59,8 +60,8 @@ func TestDebianPackage(t *testing.T) {
 	if r := testharness.RunCmd(t, time.Minute, "", nil, "dpkg-deb", "--control", deb, ctrl); r.Code != 0 {
 		t.Fatalf("dpkg-deb --control: %s", r.Output())
 	}
-	if b, _ := os.ReadFile(filepath.Join(ctrl, "conffiles")); strings.TrimSpace(string(b)) != "/etc/specwatch/specwatch.yaml" {
-		t.Errorf("conffiles %q, want /etc/specwatch/specwatch.yaml", b)
+	if b, _ := os.ReadFile(filepath.Join(ctrl, "conffiles")); strings.TrimSpace(string(b)) != "/etc/default/specwatch\n/etc/specwatch/specwatch.yaml" {
+		t.Errorf("conffiles %q, want /etc/default/specwatch and /etc/specwatch/specwatch.yaml", b)
 	}
 	for _, s := range []string{"postinst", "prerm", "postrm"} {
 		if fi, err := os.Stat(filepath.Join(ctrl, s)); err != nil || fi.Mode().Perm()&0o100 == 0 {
@@ -94,6 +95,9 @@ func TestDebianPackage(t *testing.T) {
 		"/usr/share/specwatch/grafana/specwatch-fleet.json":       "deploy/grafana/specwatch-fleet.json",
 		"/usr/share/specwatch/grafana/specwatch-series.json":      "deploy/grafana/specwatch-series.json",
 		"/usr/share/doc/specwatch/runbook.md":                     "docs/runbook.md",
+		"/usr/share/doc/specwatch/copyright":                      "deploy/debian/copyright",
+		"/usr/share/doc/specwatch/CHANGELOG.md":                   "CHANGELOG.md",
+		"/etc/default/specwatch":                                  "deploy/debian/default",
 	}
 	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if len(pages) < 2 {
@@ -118,7 +122,8 @@ func TestDebianPackage(t *testing.T) {
 	}
 
 	r = testharness.RunCmd(t, time.Minute, "", nil, "/usr/bin/specwatch", "version")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "specwatch "+testVersion) {
+	rev := testharness.RunCmd(t, time.Minute, root, nil, "git", "rev-parse", "HEAD")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "specwatch "+testVersion+" ("+strings.TrimSpace(rev.Stdout)+")") {
 		t.Errorf("specwatch version: exit %d: %s", r.Code, r.Output())
 	}
 	t.Logf("installed: %s", strings.TrimSpace(r.Stdout))

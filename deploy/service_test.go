@@ -110,7 +110,7 @@ func TestUnitSecurityScore(t *testing.T) {
 
 	unit := string(testharness.ReadUnit(t))
 	for _, want := range []string{
-		"ExecStart=/usr/bin/specwatch run --config /etc/specwatch/specwatch.yaml\n",
+		"ExecStart=/usr/bin/specwatch run --config /etc/specwatch/specwatch.yaml $SPECWATCH_ARGS\n",
 		"ExecReload=/bin/kill -HUP $MAINPID\n",
 		"DynamicUser=yes\n", "SupplementaryGroups=systemd-journal\n", "StateDirectory=specwatch\n",
 		"Restart=always\n", "CapabilityBoundingSet=\n", "NoNewPrivileges=yes\n",
@@ -120,5 +120,37 @@ func TestUnitSecurityScore(t *testing.T) {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q", strings.TrimSpace(want))
 		}
+	}
+}
+
+// TestUnitDefaults: the unit reads /etc/default/specwatch (optional: the leading "-") and puts
+// SPECWATCH_ARGS on the command line unbraced, which systemd splits into words ("${...}" would
+// pass "--log-level debug" as one argument); the shipped file sets exactly that variable. (No
+// systemd runs as PID 1 here to start the unit; this checks the text systemd reads.)
+func TestUnitDefaults(t *testing.T) {
+	unit := string(testharness.ReadUnit(t))
+	if !regexp.MustCompile(`(?m)^EnvironmentFile=-/etc/default/specwatch$`).MatchString(unit) {
+		t.Error("the unit has no EnvironmentFile=-/etc/default/specwatch")
+	}
+	if !regexp.MustCompile(`(?m)^ExecStart=/usr/bin/specwatch run .* \$SPECWATCH_ARGS$`).MatchString(unit) {
+		t.Error("ExecStart does not end with $SPECWATCH_ARGS")
+	}
+	b, err := os.ReadFile(filepath.Join(testharness.RepoRoot(t), "deploy", "debian", "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" || line[0] == '#' {
+			continue
+		}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Errorf("deploy/debian/default: %q is not NAME=value", line)
+		}
+		vars = append(vars, k)
+	}
+	if strings.Join(vars, ",") != "SPECWATCH_ARGS" {
+		t.Errorf("deploy/debian/default sets %v, want SPECWATCH_ARGS only", vars)
 	}
 }

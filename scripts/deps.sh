@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-build_pkgs=(gcc pkg-config libsystemd-dev)
-test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace
+build_pkgs=(gcc pkg-config libsystemd-dev binutils)
+test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace lintian
 	podman runc netavark docker.io) # real container runtimes: internal/testpodman, test/e2e, deploy's image
 
 need_go

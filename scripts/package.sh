@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 need_go
-apt_install gcc pkg-config libsystemd-dev
+apt_install gcc pkg-config libsystemd-dev binutils
 
 # A Debian upstream version: digits first, no hyphen (that would start a Debian revision).
 if [ -z "${VERSION:-}" ]; then
@@ -40,9 +40,34 @@ DIST=$(cd "$DIST" && pwd)
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 export VERSION ARCH SOURCE_DATE_EPOCH
 
-echo "building specwatch $VERSION ($ARCH)" >&2
-CGO_ENABLED=1 GOARCH=$ARCH go build -trimpath -ldflags "-X main.version=$VERSION" \
+REVISION=${REVISION:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+echo "building specwatch $VERSION ($ARCH, $REVISION)" >&2
+# What Debian's policy and lintian ask of a binary: position-independent (-buildmode=pie),
+# full RELRO and BIND_NOW, stripped (-s -w: no symbol table, no DWARF; a panic's stack trace
+# keeps its function names and lines, which come from Go's own tables), and a GNU build id
+# (-B gobuildid, derived from Go's build id, so a rebuild of the same source gets the same one).
+CGO_ENABLED=1 GOARCH=$ARCH go build -trimpath -buildmode=pie \
+	-ldflags "-s -w -B gobuildid -X main.version=$VERSION -X main.revision=$REVISION -extldflags '-Wl,-z,relro,-z,now'" \
 	-o "$DIST/build/specwatch" ./cmd/specwatch
+# The binary links libc through cgo: depend on the newest glibc symbol version it uses, as
+# dpkg-shlibdeps would (libsystemd0 is for the sd-journal backend).
+glibc=$(objdump -T "$DIST/build/specwatch" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1)
+if [ -z "$glibc" ]; then
+	echo "package.sh: no GLIBC symbol version in $DIST/build/specwatch (was it built without cgo?)" >&2
+	exit 1
+fi
+LIBC_DEPENDS="libc6 (>= $glibc)"
+# A native package's changelog, in Debian's format, pointing at the project's own.
+{
+	echo "specwatch ($VERSION) unstable; urgency=medium"
+	echo
+	echo "  * Upstream build of revision ${REVISION:0:12}; the changes are listed"
+	echo "    in /usr/share/doc/specwatch/CHANGELOG.md."
+	echo
+	echo " -- specwatch developers <specwatch@users.noreply.github.com>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} >"$DIST/build/changelog"
+gzip -9n -c "$DIST/build/changelog" >"$DIST/build/changelog.gz"
+export LIBC_DEPENDS CHANGELOG_GZ="$DIST/build/changelog.gz"
 (cd deploy/nfpm && go build -o "$DIST/build/nfpm" github.com/goreleaser/nfpm/v2/cmd/nfpm)
 
 export SPECWATCH_BIN="$DIST/build/specwatch"

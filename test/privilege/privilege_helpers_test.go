@@ -125,12 +125,43 @@ func sandboxFromUnit(t *testing.T, unit []byte) sandbox {
 	}
 	sb.stateDir, sb.stateMode = dir("StateDirectory", "/var/lib")
 	sb.configDir, sb.configMode = dir("ConfigurationDirectory", "/etc")
-	sb.exec = strings.Fields(s.value("ExecStart"))
+	sb.exec = expandExec(t, strings.Fields(s.value("ExecStart")), s.value("EnvironmentFile"))
 	if len(sb.exec) == 0 || strings.ContainsAny(sb.exec[0][:1], "+!@-:") {
 		// "+" and "!" would run the command outside the sandbox or the user change.
 		t.Fatalf("ExecStart=%q: want a plain absolute command", s.value("ExecStart"))
 	}
 	return sb
+}
+
+// expandExec does what systemd does with a word "$NAME" of ExecStart=: it becomes the words of
+// NAME's value from the EnvironmentFile= (none when the value is empty or unset). The file read
+// is the one the package installs there, deploy/debian/default; "-" marks it optional.
+func expandExec(t *testing.T, words []string, envFile string) []string {
+	t.Helper()
+	env := map[string]string{}
+	if envFile != "" {
+		if strings.TrimPrefix(envFile, "-") != "/etc/default/specwatch" {
+			t.Fatalf("EnvironmentFile=%s: the test knows only /etc/default/specwatch", envFile)
+		}
+		b, err := os.ReadFile(filepath.Join(testharness.RepoRoot(t), "deploy", "debian", "default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && !strings.HasPrefix(k, "#") {
+				env[k] = strings.Trim(v, `"`)
+			}
+		}
+	}
+	var out []string
+	for _, w := range words {
+		if name, ok := strings.CutPrefix(w, "$"); ok && !strings.HasPrefix(name, "{") {
+			out = append(out, strings.Fields(env[name])...)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // configPath is the --config argument of ExecStart=.
