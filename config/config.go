@@ -94,7 +94,19 @@ type ModelConfig struct {
 	CollapseSamples     int           `yaml:"collapse_samples"`
 	StaleAfter          time.Duration `yaml:"stale_after"`
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
+	// Warmup and ExpireAfter are the exceptions to "zero keeps the default": Default sets them,
+	// and 0 disables them.
+	Warmup      time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
+	ExpireAfter time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
 }
+
+// Defaults of the model keys that 0 disables.
+const (
+	DefaultWarmup      = 3 * time.Hour
+	DefaultExpireAfter = 10 * time.Minute
+	// MaxWarmup bounds what a restart replays (docs/restart.md says what a restart costs).
+	MaxWarmup = 24 * time.Hour
+)
 
 // Default is what specwatch does with no file and no flags.
 func Default() Config {
@@ -105,6 +117,7 @@ func Default() Config {
 		Push:     PushConfig{Interval: 15 * time.Second},
 		Log:      LogConfig{Level: "info", Format: "auto"},
 		Timezone: "Local",
+		Model:    ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter},
 	}
 }
 
@@ -218,6 +231,12 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	if m.StaleAfter < 0 {
 		bad("model.stale_after", "%s: must not be negative", m.StaleAfter)
 	}
+	if m.Warmup < 0 || m.Warmup > MaxWarmup {
+		bad("model.warmup", "%s: want 0 (off) to %s", m.Warmup, MaxWarmup)
+	}
+	if m.ExpireAfter < 0 {
+		bad("model.expire_after", "%s: must not be negative (0: never)", m.ExpireAfter)
+	}
 	for i, c := range m.ForecastContexts {
 		if c <= 0 || c > 10_000_000 {
 			bad(fmt.Sprintf("model.forecast_contexts[%d]", i), "%d: want 1 to 10,000,000 tokens", c)
@@ -296,7 +315,7 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		StuckSamples: m.StuckSamples, InconsistentSamples: m.InconsistentSamples, DepthTolerance: m.DepthTolerance,
 		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
 		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
-		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts,
+		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, ExpireAfter: expireAfter(m.ExpireAfter),
 	}
 }
 
@@ -306,4 +325,12 @@ func errOr(err error, what string) string {
 		return err.Error()
 	}
 	return what
+}
+
+// expireAfter maps the config's "0: never" onto model.Options' "negative: never".
+func expireAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

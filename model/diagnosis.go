@@ -133,14 +133,14 @@ const fallThreshold = -0.105 // ln(0.9)
 func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 	var b strings.Builder
 	verdict := "healthy"
-	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, FormatDrift, Stale} {
+	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, FormatDrift, Stale} {
 		if !se.counts(k) {
 			continue
 		}
 		switch k {
 		case CommitLenStuck, MetricsInconsistent, ThroughputCollapse:
 			verdict = "anomalous"
-		case AcceptanceDrop, StepTimeRegression:
+		case AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression:
 			if verdict == "healthy" {
 				verdict = "degraded"
 			}
@@ -148,9 +148,12 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 		b.WriteString(se.anomalySentence(k))
 		b.WriteString(" ")
 	}
+	if se.rs.note != "" {
+		b.WriteString(se.rs.note + " ")
+	}
 	if !ok {
 		if se.fit.N() < fitWarmup {
-			b.WriteString(sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup))
+			b.WriteString(se.noFitReason())
 		} else {
 			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))
 		}
@@ -170,8 +173,14 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 			b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
 				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
 		} else {
-			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): expected, not a regression.",
-				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1)))
+			// "Expected" only when nothing else judged the series: under an anomaly's verdict
+			// the same words contradicted the badge above them (issue 19).
+			conclusion := "expected, not a regression"
+			if verdict != "healthy" {
+				conclusion = "no step-time regression; the verdict is the anomaly's"
+			}
+			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
+				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1), conclusion))
 			if verdict == "healthy" {
 				verdict = "expected"
 			}

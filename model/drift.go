@@ -38,10 +38,11 @@ func newDropDetector(o *Options) dropDetector {
 // figure for an hour must not alarm on its first 0.01 wobble.
 const minRelSpread = 0.01
 
-func (d *dropDetector) observe(t int64, c float64, se *Series) {
+// observe returns the window mean when c completed a window, for the tests that share it.
+func (d *dropDetector) observe(t int64, c float64, se *Series) (float64, bool) {
 	m, full := d.block.Add(c)
 	if !full {
-		return
+		return 0, false
 	}
 	o := se.opts
 	if d.lastT != 0 && t-d.lastT > forgetHalfLives*int64(o.LongHalfLife) {
@@ -66,9 +67,10 @@ func (d *dropDetector) observe(t int64, c float64, se *Series) {
 			return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
 				m, mu, sd, 100*(1-m/mu), d.cusum.RunLength(), o.Window)
 		})
-	case d.cusum.Stat() == 0:
+	case d.cusum.Stat() == 0 && !se.slow.Alarm():
 		se.clear(AcceptanceDrop, t)
 	}
+	return m, true
 }
 
 // regressionDetector is step_time_regression: a one-sided CUSUM on window means of the log

@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"math"
+
+	"github.com/specwatch/specwatch/model/internal/rhythm"
+)
 
 // idleDetector recognises SGLang's after-idle artefact: the throughput figure is tokens since
 // the previous line over wall time since then, so the first line after a pause implies a step
@@ -14,20 +18,12 @@ import "math"
 // them. vLLM logs on a fixed 10 s clock instead; there the first busy interval after an idle
 // line ("Running: 0 reqs") is the artefact.
 type idleDetector struct {
-	lastT   int64
-	lastCtx float64
-	lastRun float64
-	gaps    [8]float64 // recent gaps between regular lines, seconds
-	ng      int
-	// sorted holds gaps[:min(ng, 8)] in ascending order, kept up to date as gaps are replaced,
-	// so that the median is read rather than sorted for every point: sorting 8 values took
-	// 195 instructions per decode point, 58 M of analyze's 4,347 M on the chatty corpus
-	// (cachegrind). BenchmarkIdleMedian (read and replace) against BenchmarkIdleMedianSort
-	// (the sort it replaced): 138 vs 295 instructions per op, median 9.0 vs 29.0 ns/op over
-	// 5 runs.
-	sorted    [8]float64
-	seenIdle  bool // an interval with nothing running was logged since the last point
-	longPrev  bool // the previous line came after a long gap
+	lastT     int64
+	lastCtx   float64
+	lastRun   float64
+	gaps      rhythm.Gaps // recent gaps between regular lines, seconds
+	seenIdle  bool        // an interval with nothing running was logged since the last point
+	longPrev  bool        // the previous line came after a long gap
 	hasPoints bool
 }
 
@@ -43,8 +39,15 @@ func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 	// The test is tight (within half of the expected growth) because a new request whose
 	// prompt happens to be near the old context must not pass for the same one.
 	grown := p.ctx - d.lastCtx
-	expect := float64(se.opts.DecodeLogInterval) * p.commit * p.running
-	continued := p.hasCtx && !first && p.running == d.lastRun && math.Abs(grown-expect) <= expect/2
+	n, _ := se.DecodeInterval()
+	expect := float64(n) * p.commit * p.running
+	pair := p.hasCtx && !first && p.running == d.lastRun
+	continued := pair && math.Abs(grown-expect) <= expect/2
+	// A settled interval learns nothing from a line that continues at it (and skipping those
+	// saves 56 of a sample's 2,340 instructions); any other pair may be evidence of a new one.
+	if c := &se.learn.cadence; pair && !se.kvContext && !(continued && c.Settled()) {
+		c.Observe(grown, p.commit, p.running)
+	}
 	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, p.t, false, p.ctx, p.running
 	if !wallAveraged {
 		return false
@@ -56,8 +59,8 @@ func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 		return false // vLLM logs on a clock: only the interval after an idle one is diluted
 	}
 	f := se.opts.IdleFactor
-	typical := d.median()
-	long := d.ng > 0 && gap > f*typical
+	typical := d.gaps.Median()
+	long := d.gaps.N() > 0 && gap > f*typical
 	longPrev := d.longPrev
 	d.longPrev = long
 	var idle bool
@@ -68,51 +71,17 @@ func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
 		idle = !(continued && longPrev)
 	case continued:
 		idle = false
-	case d.ng == 0:
+	case d.gaps.N() == 0:
 		// No rhythm known yet and not a continuation: while the fit has nothing to check
 		// against, only lines that provably continue the previous one are trusted.
 		idle = true
+		se.learn.skipped.Untrusted++
 	case gap > 1.5*typical && se.fit.N() >= fitWarmup && p.hasCtx:
 		// A shorter pause still inflates the step: the warm fit says by how much.
 		idle = p.step > 2*se.fit.Predict(p.ctx)
 	}
 	if !idle {
-		d.addGap(gap)
+		d.gaps.Add(gap)
 	}
 	return idle
-}
-
-// addGap records a regular gap, replacing the oldest of the last 8, in gaps and in sorted: the
-// new gap takes the replaced one's place in sorted and moves to its own.
-func (d *idleDetector) addGap(gap float64) {
-	slot := d.ng % len(d.gaps)
-	k := d.ng // before the 8th gap, the new one starts at the end of sorted
-	if d.ng >= len(d.gaps) {
-		old := d.gaps[slot] // gaps are finite, so == finds it
-		for k = 0; k < len(d.sorted)-1 && d.sorted[k] != old; k++ {
-		}
-		for k+1 < len(d.sorted) && d.sorted[k+1] < gap {
-			d.sorted[k] = d.sorted[k+1]
-			k++
-		}
-	}
-	for k > 0 && d.sorted[k-1] > gap {
-		d.sorted[k] = d.sorted[k-1]
-		k--
-	}
-	d.sorted[k] = gap
-	d.gaps[slot] = gap
-	d.ng++
-}
-
-// median of the recorded gaps (0 before the first): the middle of sorted.
-func (d *idleDetector) median() float64 {
-	n := min(d.ng, len(d.gaps))
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return d.sorted[n/2]
-	}
-	return (d.sorted[n/2-1] + d.sorted[n/2]) / 2
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -25,7 +26,7 @@ type Series struct {
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
 	commitSrc   uint8
-	pointSrc    uint8 // likewise for decode points (step, context)
+	pointSrc    uint8 // which lines drive the fit: the first kind, or a logged step (learn.go)
 	commitQ     estimate.Quantiles
 	short, long estimate.EWMA
 
@@ -39,6 +40,7 @@ type Series struct {
 	lo, hi         float64 // context range the live fit has learned
 
 	idle    idleDetector
+	learn   learned
 	pending vllmPending
 	cur     current
 
@@ -47,8 +49,11 @@ type Series struct {
 
 	stuck, inconsistent, collapse streak
 	drop                          dropDetector
+	slow                          slowdrift.Detector
 	regress                       regressionDetector
 	drift                         driftDetector
+	peer                          peerState
+	rs                            restartState
 
 	anomalies []Anomaly
 	active    [NumAnomalyKinds]int
@@ -57,6 +62,8 @@ type Series struct {
 	hist      history
 	kindCount [numSampleKinds]int64
 	points    int64
+
+	expiry expiry // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -98,6 +105,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		fit:       estimate.NewRLS(opts.Fit),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
+		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
@@ -135,7 +143,14 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.decode(s)
 	case parse.KindSpec:
+		if s.Event == parse.EventTotals {
+			return // cumulative since the engine started: right, but not the current acceptance
+		}
 		se.spec(s)
+	case parse.KindEvent:
+		if s.Event == parse.EventDrafterInit {
+			se.restarted(s.Time)
+		}
 	}
 }
 
@@ -187,31 +202,7 @@ func (se *Series) decode(s *parse.Sample) {
 	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
 		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds
 	}
-	if se.pointSrc == srcNone {
-		se.pointSrc = src
-	}
-	if src != se.pointSrc {
-		return // one kind of line drives the fit, or gaps and statistics would count twice
-	}
-	switch {
-	case hasStep:
-		p.step = step
-		switch {
-		case hasTPS:
-			p.tps = tps
-		case p.hasCommit:
-			p.tps = p.commit * p.running / step
-		default:
-			p.tps = math.NaN()
-		}
-	case hasTPS && tps > 0 && p.hasCommit:
-		p.tps = tps
-		p.step = p.commit * p.running / tps
-	default:
-		return
-	}
-	p.idle = se.idle.check(&p, se, hasTPS && !hasStep)
-	se.apply(&p)
+	se.decodePoint(&p, s, hasStep, hasTPS, step, tps)
 }
 
 // commitSample feeds acceptance statistics and the stuck-drafter check from one source.
@@ -229,7 +220,7 @@ func (se *Series) commitSample(src uint8, t int64, c, running float64, hasRunnin
 	if !hasRunning || running > 0 {
 		se.stuckCheck(t, c <= 1.005, c)
 	}
-	se.drop.observe(t, c, se)
+	se.acceptance(t, c)
 }
 
 // apply feeds one derived decode point to the fit, the throughput statistics, attribution
@@ -269,9 +260,14 @@ func (se *Series) apply(p *point) {
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
 	}
+	if se.rs.cmp.Pending() {
+		se.rs.cmp.AddStep(p.ctx, p.step)
+		se.restartJudge(p.t)
+	}
 	if p.hasCommit {
 		se.win.add(p)
 	}
+	se.skewCheck(p.t)
 }
 
 // collapseAge is how long the active throughput_collapse episode has lasted (0 if none).

@@ -8,6 +8,9 @@ type SeriesSnapshot struct {
 	Labels Labels
 
 	LastSample int64 // Unix ns of the latest sample
+	// Quiet: no sample for the model's ExpireAfter, so the figures are no longer current; Gone:
+	// its unit went silent too (expire.go). The exporter leaves out what they void.
+	Quiet, Gone bool
 
 	Commit, AcceptRate, AcceptedDepth  float64
 	Context, Running, Step, TPS        float64
@@ -59,6 +62,7 @@ func (m *Set) Snapshot(dst []SeriesSnapshot) []SeriesSnapshot {
 func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	c := &se.cur
 	s.ID, s.Labels, s.LastSample = se.id, se.labels, se.last
+	s.Quiet, s.Gone = se.expired()
 	s.Commit, s.HasCommit = c.commit, c.has&curCommit != 0
 	s.AcceptRate, s.HasAcceptRate = c.acceptRate, c.has&curAcceptRate != 0
 	s.AcceptedDepth, s.HasDepth = c.depth, c.has&curDepth != 0

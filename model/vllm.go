@@ -8,7 +8,7 @@ type vllmPending struct {
 	ok                  bool
 	t                   int64
 	running, tps, kvPct float64
-	hasTPS              bool
+	hasTPS, hasKV       bool // v0.7.0's engine line has no KV usage: no context then
 }
 
 // joinWindow bounds how far apart an engine line and its SpecDecoding line may be.
@@ -18,13 +18,16 @@ func (se *Series) vllmEngine(s *parse.Sample) {
 	se.flushPending() // an engine line whose SpecDecoding line never came
 	running, _ := s.Get(parse.Running)
 	tps, hasTPS := s.Get(parse.GenTPS)
-	kv, _ := s.Get(parse.KVUsage)
-	se.cur.ctx, se.cur.running, se.cur.has = kv*100, running, se.cur.has|curCtx|curRunning
+	kv, hasKV := s.Get(parse.KVUsage)
+	se.cur.running, se.cur.has = running, se.cur.has|curRunning
+	if hasKV {
+		se.cur.ctx, se.cur.has = kv*100, se.cur.has|curCtx
+	}
 	if running == 0 {
 		se.idle.sawIdle()
 		return
 	}
-	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS}
+	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV}
 }
 
 // flushPending applies an unjoined engine line: without speculation each step commits one token.
@@ -34,7 +37,7 @@ func (se *Series) flushPending() {
 	if !pe.ok || !pe.hasTPS || pe.tps <= 0 || se.commitSrc == srcSpec {
 		return // a speculative service whose spec line was lost: no commit, no step
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: true, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
+	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
 	p.step = pe.running / pe.tps
 	p.idle = se.idle.check(&p, se, true)
 	se.apply(&p)
@@ -66,7 +69,7 @@ func (se *Series) spec(s *parse.Sample) {
 		se.commitQ.Add(commit)
 		se.short.Update(s.Time, commit)
 		se.long.Update(s.Time, commit)
-		se.drop.observe(s.Time, commit, se)
+		se.acceptance(s.Time, commit)
 	}
 	if hasAcc && hasDr && drafted > 0 {
 		c := commit
@@ -78,7 +81,7 @@ func (se *Series) spec(s *parse.Sample) {
 	if !joined || !hasCommit || !pe.hasTPS || pe.tps <= 0 {
 		return
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: true, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
+	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
 	p.step = commit * pe.running / pe.tps
 	p.idle = se.idle.check(&p, se, true)
 	se.apply(&p)

@@ -74,10 +74,14 @@ const (
 	EventNone        Event = iota
 	EventRetract           // KV cache full or decode out of memory: requests retracted
 	EventDrafterInit       // DFLASH draft runner or DDTree worker initialised
-	EventVerifyDone        // DFLASH verify completed (one-off summary)
+	EventVerifyDone        // DFLASH/DDTree verify completed (one-off summary of the first step)
+	// EventTotals marks a spec sample whose figures are cumulative since the engine started
+	// (llama.cpp's common_speculative statistics): right, but not the current acceptance.
+	EventTotals
+	EventSummary // one line of a run's closing summary (llama.cpp examples/speculative)
 )
 
-var eventNames = [...]string{"", "retract", "drafter_init", "verify_done"}
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

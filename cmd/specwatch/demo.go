@@ -55,6 +55,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	cfg := config.Default()
 	cfg.Listen = *listen
+	// The replay's times are the simulation's, not the clock's: against the clock every series
+	// would look silent for days and leave /metrics.
+	cfg.Model.ExpireAfter = 0
 	log, _, err := newLogger("info", "auto", stderr)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 func runSimulate(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	preset := fs.String("preset", "demo", "scenario: context-growth, healthy-day, demo, mixed")
+	preset := fs.String("preset", "demo", "scenario: context-growth, healthy-day, demo, seed-sweep, mixed")
 	seed := fs.Uint64("seed", 1, "random seed (same seed, same log)")
 	format := fs.String("format", "", "output shape: raw, cat, docker, short, short-iso, short-precise, json, export (default: the preset's)")
 	lines := fs.Int("lines", 0, "stop after this many lines (0: the preset's length)")
