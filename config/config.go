@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ type JournalConfig struct {
 	Dir         string   `yaml:"dir"`
 	Units       []string `yaml:"units"`
 	Identifiers []string `yaml:"identifiers"`
+	Containers  []string `yaml:"containers"`
 	Backend     string   `yaml:"backend"`
 	Namespace   string   `yaml:"namespace"`
 	Since       string   `yaml:"since"`
@@ -144,6 +146,11 @@ func (c *Config) Validate() error {
 	case "auto", "sdjournal", "journalctl", "native":
 	default:
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
+	}
+	for i, g := range c.Journal.Containers {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			bad(fmt.Sprintf("journal.containers[%d]", i), "%q: want a container name or a shell glob (*, ?, [a-z]): %v", g, errOr(err, "empty"))
+		}
 	}
 	if ns := c.Journal.Namespace; ns != "*" && strings.ContainsAny(ns, "/.\x00\n") {
 		bad("journal.namespace", "%q: a namespace name (no '/' or '.'), or * for all", ns)
@@ -312,6 +319,14 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, ExpireAfter: expireAfter(m.ExpireAfter),
 		PositionCost: m.PositionCost,
 	}
+}
+
+// errOr is err's text, or what when err is nil.
+func errOr(err error, what string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return what
 }
 
 // expireAfter maps the config's "0: never" onto model.Options' "negative: never".
