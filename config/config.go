@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 	"time"
 
@@ -91,6 +92,7 @@ type JournalConfig struct {
 	Dir         string   `yaml:"dir"`
 	Units       []string `yaml:"units"`
 	Identifiers []string `yaml:"identifiers"`
+	Containers  []string `yaml:"containers"`
 	Backend     string   `yaml:"backend"`
 	Namespace   string   `yaml:"namespace"`
 	Since       string   `yaml:"since"`
@@ -127,8 +129,9 @@ type ModelConfig struct {
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
 	// Warmup and ExpireAfter are the exceptions to "zero keeps the default": Default sets them,
 	// and 0 disables them.
-	Warmup      time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
-	ExpireAfter time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
+	Warmup       time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
+	ExpireAfter  time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
+	PositionCost float64       `yaml:"position_cost"`
 }
 
 // Defaults of the model keys that 0 disables.
@@ -178,6 +181,11 @@ func (c *Config) Validate() error {
 	case "auto", "sdjournal", "journalctl", "native":
 	default:
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
+	}
+	for i, g := range c.Journal.Containers {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			bad(fmt.Sprintf("journal.containers[%d]", i), "%q: want a container name or a shell glob (*, ?, [a-z]): %v", g, errOr(err, "empty"))
+		}
 	}
 	if ns := c.Journal.Namespace; ns != "*" && strings.ContainsAny(ns, "/.\x00\n") {
 		bad("journal.namespace", "%q: a namespace name (no '/' or '.'), or * for all", ns)
@@ -249,7 +257,7 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 		nonNeg(key, v)
 	}
 	for key, v := range map[string]float64{"drop_min_effect": m.DropMinEffect, "regression_min_effect": m.RegressionMinEffect,
-		"collapse_ratio": m.CollapseRatio} {
+		"collapse_ratio": m.CollapseRatio, "position_cost": m.PositionCost} {
 		if !(v >= 0 && v < 1) { // NaN too
 			bad("model."+key, "%g: want a fraction in [0, 1)", v)
 		}
@@ -345,7 +353,16 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
 		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
 		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, ExpireAfter: expireAfter(m.ExpireAfter),
+		PositionCost: m.PositionCost,
 	}
+}
+
+// errOr is err's text, or what when err is nil.
+func errOr(err error, what string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return what
 }
 
 // expireAfter maps the config's "0: never" onto model.Options' "negative: never".

@@ -33,6 +33,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"push:\n  url: ftp://x\n", "push.url"},
 		{"journal:\n  backend: magic\n", "journal.backend"},
 		{"journal:\n  units: sglang.service\n", "journal.units"},
+		{"journal:\n  containers: ['sglang-*', 'vllm-[']\n", "journal.containers[1]"},
+		{"journal:\n  containers: ['']\n", "journal.containers[0]"},
 		{"journal:\n  trim_mib: 4\n", "trim_mib"}, // removed with the sdjournal page trimmer
 		{"log:\n  level: loud\n", "log.level"},
 		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},

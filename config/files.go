@@ -24,13 +24,14 @@ func (c *Config) FileGlobs() []string {
 }
 
 // ReadsJournal: with files to follow, the journal is read only when a journal key says what
-// to read there; without, it is the source as before.
+// to read there (units, identifiers, containers, a directory); without, it is the source as
+// before.
 func (c *Config) ReadsJournal() bool {
 	if len(c.FileGlobs()) == 0 {
 		return true
 	}
 	j := c.Journal
-	return len(j.Units) > 0 || len(j.Identifiers) > 0 || j.Dir != ""
+	return len(j.Units) > 0 || len(j.Identifiers) > 0 || len(j.Containers) > 0 || j.Dir != ""
 }
 
 func (c *Config) validateFiles(bad func(key, format string, args ...any)) {

@@ -146,6 +146,9 @@ func (c *collector) figures(s *model.SeriesSnapshot, p *seriesPairs, emit func(*
 		f := s.Forecast[i]
 		emit(d.forecast, prometheus.GaugeValue, f.TPS, !forecastSeen(s, i), p.forContext(f.Context))
 	}
+	for i := range min(s.NPos, len(s.PerPos)) {
+		emit(d.acceptByPos, prometheus.GaugeValue, s.PerPos[i], true, p.forPosition(i))
+	}
 	attr := [3]float64{s.AttrAcceptance, s.AttrContext, s.AttrResidual}
 	for i, v := range attr {
 		emit(d.attribution, prometheus.GaugeValue, v, s.AttrOK, p.factor[i])

@@ -79,6 +79,7 @@ func (se *Series) report() SeriesReport {
 		r.Attribution = attributionJSON(att, se.win.best, se.win.last)
 	}
 	r.Verdict, r.Explanation = se.verdict(att, ok)
+	se.fusionReport(&r)
 	return r
 }
 

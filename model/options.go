@@ -78,6 +78,10 @@ type Options struct {
 	// ResidualDegraded: a residual below −ResidualDegraded (log ratio) makes a sustained drop
 	// "degraded" rather than "expected".
 	ResidualDegraded float64
+	// PositionCost is the cost of one more draft position, as a share of a verify step
+	// (drafting it and verifying it): the per-position advice drops a position that adds
+	// fewer tokens per step than PositionCost × commit length (docs/report.md).
+	PositionCost float64
 }
 
 // Defaults. The sequential-test parameters follow from the false-alarm budget written in
@@ -92,6 +96,7 @@ const (
 	DefaultIdleFactor          = 3
 	DefaultShortHalfLife       = 2 * time.Minute
 	DefaultLongHalfLife        = 2 * time.Hour
+	DefaultPositionCost        = 0.03
 	DefaultStuckSamples        = 3
 	DefaultStuckClear          = 3
 	DefaultInconsistentSamples = 2
@@ -140,6 +145,9 @@ func (o *Options) setDefaults() {
 	deff(&o.IdleFactor, DefaultIdleFactor)
 	defd(&o.ShortHalfLife, DefaultShortHalfLife)
 	defd(&o.LongHalfLife, DefaultLongHalfLife)
+	if o.PositionCost <= 0 {
+		o.PositionCost = DefaultPositionCost
+	}
 	def(&o.StuckSamples, DefaultStuckSamples)
 	def(&o.StuckClear, DefaultStuckClear)
 	def(&o.InconsistentSamples, DefaultInconsistentSamples)

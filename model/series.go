@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -63,7 +64,11 @@ type Series struct {
 	kindCount [numSampleKinds]int64
 	points    int64
 
-	expiry expiry // set by Tick (expire.go)
+	fus      fusion       // which source gives which figure (fusion.go)
+	pos      position.Acc // acceptance per draft position (position.go)
+	events   []EventJSON  // restarts seen by the scrape source
+	restarts int64
+	expiry   expiry // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -110,6 +115,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
+		fus:       newFusion(),
 	}
 	for k := range se.active {
 		se.active[k] = -1
@@ -135,6 +141,10 @@ func (se *Series) observe(s *parse.Sample) {
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
+	if int(s.Source) < len(se.fus.seen) {
+		se.fus.seen[s.Source] = true
+	}
+	se.perPosition(s)
 	switch s.Kind {
 	case parse.KindDecode:
 		if s.Engine == parse.EngineVLLM {
@@ -148,7 +158,8 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.spec(s)
 	case parse.KindEvent:
-		if s.Event == parse.EventDrafterInit {
+		se.event(s) // a restart the scrape source saw is listed (fusion.go)
+		if s.Event == parse.EventDrafterInit || s.Event == parse.EventRestart {
 			se.restarted(s.Time)
 		}
 	}
@@ -177,11 +188,15 @@ func (se *Series) decode(s *parse.Sample) {
 		src = srcDecode
 	}
 	se.checkConsistency(s, commit, hasCommit)
-	if hasCommit {
+	accepts := (hasCommit || s.Has(parse.AcceptRate)) && se.takeCommit(s)
+	if hasCommit && accepts {
 		se.commitSample(src, s.Time, commit, running, hasRunning)
 	}
-	if v, ok := s.Get(parse.AcceptRate); ok {
+	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
+	}
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
 	}
 	if hasRunning && running == 0 {
 		se.idle.sawIdle()

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/specwatch/specwatch/parse"
+
 // SeriesSnapshot is a copy of one series' current figures for the exporter: taken under the
 // owner's lock in microseconds, then encoded for a scrape without holding anything.
 // Has* flags say whether a figure was ever observed: an absent gauge is absent, not zero.
@@ -36,6 +38,10 @@ type SeriesSnapshot struct {
 	Samples [numSampleKinds]int64
 	// Points counts decode points (step observations) so far; StepSeq changes with each.
 	Points int64
+
+	// PerPos[i] is the acceptance of draft position i+1 (position.go), NPos of them.
+	PerPos [parse.MaxPerPosition]float64
+	NPos   int
 }
 
 const maxForecast = 8
@@ -99,6 +105,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Raised = se.raised
 	s.Samples = se.kindCount
 	s.Points = se.points
+	s.NPos = len(se.pos.Acceptance(s.PerPos[:0]))
 }
 
 // StepObserved reports the step of the latest decode point and a sequence number that changes

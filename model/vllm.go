@@ -8,13 +8,17 @@ type vllmPending struct {
 	ok                  bool
 	t                   int64
 	running, tps, kvPct float64
-	hasTPS, hasKV       bool // v0.7.0's engine line has no KV usage: no context then
+	hasTPS, hasKV       bool         // v0.7.0's engine line has no KV usage: no context then
+	src                 parse.Source // a spec line joins only an engine line of its own source
 }
 
 // joinWindow bounds how far apart an engine line and its SpecDecoding line may be.
 const joinWindow = 5e9 // ns
 
 func (se *Series) vllmEngine(s *parse.Sample) {
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
+	}
 	se.flushPending() // an engine line whose SpecDecoding line never came
 	running, _ := s.Get(parse.Running)
 	tps, hasTPS := s.Get(parse.GenTPS)
@@ -27,7 +31,7 @@ func (se *Series) vllmEngine(s *parse.Sample) {
 		se.idle.sawIdle()
 		return
 	}
-	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV}
+	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV, src: s.Source}
 }
 
 // flushPending applies an unjoined engine line: without speculation each step commits one token.
@@ -48,7 +52,8 @@ func (se *Series) spec(s *parse.Sample) {
 	accepted, hasAcc := s.Get(parse.Accepted)
 	drafted, hasDr := s.Get(parse.Drafted)
 	commit, hasCommit := s.Get(parse.Commit)
-	if v, ok := s.Get(parse.AcceptRate); ok {
+	accepts := (hasCommit || s.Has(parse.AcceptRate) || (hasAcc && hasDr)) && se.takeCommit(s)
+	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
 	if hasAcc && hasDr {
@@ -57,11 +62,15 @@ func (se *Series) spec(s *parse.Sample) {
 		})
 	}
 	pe := se.pending
+	if pe.src != s.Source {
+		pe.ok = false // the other source's engine line waits for its own spec line
+	} else {
+		se.pending.ok = false
+	}
 	joined := pe.ok && s.Time-pe.t <= joinWindow && s.Time >= pe.t
-	se.pending.ok = false
 	// vLLM prints "Accepted: 0" with drafts > 0 when the drafter contributes nothing.
 	stuck := hasAcc && hasDr && drafted > 0 && accepted == 0
-	if hasCommit {
+	if hasCommit && accepts {
 		if se.commitSrc == srcNone {
 			se.commitSrc = srcSpec
 		}
@@ -71,7 +80,7 @@ func (se *Series) spec(s *parse.Sample) {
 		se.long.Update(s.Time, commit)
 		se.acceptance(s.Time, commit)
 	}
-	if hasAcc && hasDr && drafted > 0 {
+	if hasAcc && hasDr && drafted > 0 && accepts {
 		c := commit
 		if !hasCommit {
 			c = 1 // only "Accepted: 0" is certain without a commit length

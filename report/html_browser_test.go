@@ -156,7 +156,13 @@ func TestBrowserDemo(t *testing.T) {
 	dom := browse(t, page, countProbe, shot)
 	d := dataset(t, dom)
 	atoi := func(k string) int { n, _ := strconv.Atoi(d[k]); return n }
-	if want := 4 * len(r.Series); atoi("svgs") != want || len(r.Series) != 3 {
+	want := 4 * len(r.Series) // and a per-position plot for each series that states it (vLLM)
+	for _, sr := range r.Series {
+		if sr.PerPosition != nil {
+			want++
+		}
+	}
+	if atoi("svgs") != want || len(r.Series) != 3 || want == 12 {
 		t.Errorf("%d plots in the DOM for %d series, want %d", atoi("svgs"), len(r.Series), want)
 	}
 	if want := strings.Count(page, "<circle"); atoi("circles") != want || want < 100 {

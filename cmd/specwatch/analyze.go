@@ -27,6 +27,7 @@ type analyzeConfig struct {
 	namespace    string
 	units        listFlag
 	identifiers  listFlag
+	containers   listFlag
 }
 
 func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *string) {
@@ -36,6 +37,7 @@ func analyzeFlags(fs *flag.FlagSet, cfg *analyzeConfig) (since, until, tz *strin
 	fs.StringVar(&cfg.namespace, "journal-namespace", "", "with --journal-dir: read this journal namespace's subdirectories (as journalctl --namespace; * all)")
 	fs.Var(&cfg.units, "unit", "with --journal-dir: only this _SYSTEMD_UNIT (repeatable)")
 	fs.Var(&cfg.identifiers, "identifier", "with --journal-dir: only this SYSLOG_IDENTIFIER (repeatable)")
+	fs.Var(&cfg.containers, "container", "with --journal-dir: only containers whose name (else short id) matches this glob (repeatable)")
 	since = fs.String("since", "", "only samples at or after this time (RFC 3339 or 2006-01-02 15:04:05)")
 	until = fs.String("until", "", "only samples before this time")
 	tz = fs.String("tz", "Local", "zone of timestamps written without one (SGLang, vLLM, journalctl short)")
@@ -106,7 +108,7 @@ func (a *analysis) journal() error {
 		return fmt.Errorf("--journal-backend: %v: %w", err, errUsage)
 	}
 	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Namespace: a.cfg.namespace, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Start: journal.Head(), NoFollow: true, Backend: backend})
+		Identifiers: a.cfg.identifiers, Containers: a.cfg.containers, Start: journal.Head(), NoFollow: true, Backend: backend})
 	if err != nil {
 		return err
 	}

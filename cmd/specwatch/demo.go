@@ -62,6 +62,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	stopMetrics, err := startDemoMetrics(&cfg, time.Now)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	d, err := newDaemon(cfg, log, false, "specwatch demo")
 	if err != nil {
 		return err
@@ -71,9 +76,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *speed == 0 {
 		pace = "as fast as possible"
 	}
-	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping.\n", pace)
+	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping,\n"+
+		"  and scraping a simulated vLLM MTP engine's /metrics live (%s, %s) every 2 s.\n", pace, demoMetricsHost, demoMetricsUnit)
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
+		stopScrape, err := d.startScrape(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopScrape()
 		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: *speed, Sleep: sleepCtx(ctx)})
 		defer src.Close()
 		return d.pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})

@@ -19,7 +19,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type runFlags struct {
 	config                         string
 	units, identifiers, pushLabels listFlag
-	scrape, files                  listFlag
+	containers, scrape, files      listFlag
 	docker, kubernetes             bool
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
@@ -33,6 +33,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (every key is documented in deploy/specwatch.yaml)")
 	fs.Var(&f.units, "unit", "journal match on _SYSTEMD_UNIT (repeatable, ORed)")
 	fs.Var(&f.identifiers, "identifier", "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)")
+	fs.Var(&f.containers, "container", "only entries of containers whose CONTAINER_NAME (else CONTAINER_ID) matches this glob (repeatable, ORed; applied after reading, within the unit and identifier matches)")
 	fs.StringVar(&f.journalDir, "journal-dir", "", "journal directory (default: the local journal)")
 	fs.StringVar(&f.backend, "journal-backend", "", "auto, sdjournal, journalctl or native")
 	fs.StringVar(&f.namespace, "journal-namespace", "", "read this journal namespace (as journalctl --namespace; * all); default: the default namespace only")
@@ -59,6 +60,9 @@ func (f *runFlags) apply(cfg *config.Config) error {
 	}
 	if len(f.identifiers) > 0 {
 		cfg.Journal.Identifiers = f.identifiers
+	}
+	if len(f.containers) > 0 {
+		cfg.Journal.Containers = f.containers
 	}
 	if len(f.scrape) > 0 {
 		cfg.Scrape = nil

@@ -76,7 +76,7 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	go d.reloadLoop(ctx, hup, &f, level)
-	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).
+	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).Strs("containers", cfg.Journal.Containers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", cursor != "").Msg("specwatch starting" + exitOnSignalHint())
 	// Ready for systemd (Type=notify): listening, and SIGHUP handled, so a reload systemd holds
 	// back until now (ExecReload) cannot hit the process before it can take one. No-op when
@@ -90,7 +90,8 @@ func runRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		// own).
 		opts := journal.Options{
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
-			Start: journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
+			Containers: cfg.Journal.Containers,
+			Start:      journal.AfterCursor(cursor, journal.Since(since)), Backend: backend,
 			Warn: func(msg string) { log.Warn().Msg(msg) },
 		}
 		p := d.pipeline(loc, time.Now().Year())
