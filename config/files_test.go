@@ -33,6 +33,11 @@ file_options: {max_open: 64, rotate_wait: 10s}
 	if !cfg.ReadsJournal() {
 		t.Error("journal.units set: the journal is read beside the files")
 	}
+	cfg.Journal.Units = nil
+	cfg.Journal.Containers = []string{"sglang-*"}
+	if !cfg.ReadsJournal() {
+		t.Error("journal.containers set: the journal is read beside the files")
+	}
 	if d := Default(); !d.ReadsJournal() || len(d.FileGlobs()) != 0 {
 		t.Error("the default reads the journal and no files")
 	}
