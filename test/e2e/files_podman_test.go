@@ -40,7 +40,10 @@ func TestFilesPodmanRotation(t *testing.T) {
 		"--file", log)
 	d.Start()
 	const lines = 2000
-	res := testharness.RunCmd(t, 2*time.Minute, dir, nil, podman, "--runtime", "runc", "--cgroup-manager=cgroupfs", "run", "--rm",
+	// Storage of its own, vfs: no overlay mount under /var/lib/containers, which made
+	// test/privilege's sandbox setup fail while this ran beside it.
+	res := testharness.RunCmd(t, 2*time.Minute, dir, nil, podman, "--runtime", "runc", "--cgroup-manager=cgroupfs",
+		"--root", filepath.Join(dir, "storage"), "--runroot", filepath.Join(dir, "run"), "--storage-driver", "vfs", "run", "--rm",
 		"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024", "--network", "none",
 		"--log-driver", "k8s-file", "--log-opt", "path="+log, "--log-opt", "max-size=50k",
 		"--rootfs", rootfs, "/writer", "2000", "100")
