@@ -33,7 +33,7 @@ type Config struct {
 	// discovery presets (`--docker`, `--kubernetes`).
 	Files       []string          `yaml:"files"`
 	Docker      PresetConfig      `yaml:"docker"`
-	Kubernetes  PresetConfig      `yaml:"kubernetes"`
+	Kubernetes  KubernetesConfig  `yaml:"kubernetes"`
 	FileOptions FileOptionsConfig `yaml:"file_options"`
 }
 
@@ -70,6 +70,21 @@ type PresetConfig struct {
 	// Exclude then drops those matching any pattern.
 	Include ContainerPatterns `yaml:"include"`
 	Exclude ContainerPatterns `yaml:"exclude"`
+}
+
+// KubernetesConfig is the `kubernetes:` preset, and the scrape targets the node's pods ask for
+// in their specwatch.io/* annotations (ingest/kubepods; needs the API server: list pods).
+type KubernetesConfig struct {
+	PresetConfig `yaml:",inline"`
+	// ScrapeAnnotations scrapes the node's pods annotated specwatch.io/scrape: "true", found
+	// every Refresh from the API server (the pod's service account; NODE_NAME names the node).
+	ScrapeAnnotations bool          `yaml:"scrape_annotations"`
+	Refresh           time.Duration `yaml:"refresh"`
+	// APIServer, TokenFile and CAFile default to the in-cluster ones ("": the API server from
+	// KUBERNETES_SERVICE_HOST/PORT, else kubernetes.default.svc; the service account's files).
+	APIServer string `yaml:"api_server"`
+	TokenFile string `yaml:"token_file"`
+	CAFile    string `yaml:"ca_file"`
 }
 
 // ContainerPatterns are filepath.Match patterns on a container's identity. Images are known
@@ -153,7 +168,7 @@ func Default() Config {
 		Timezone:   "Local",
 		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter},
 		Docker:     PresetConfig{Root: DefaultDockerRoot},
-		Kubernetes: PresetConfig{Root: DefaultKubernetesRoot},
+		Kubernetes: KubernetesConfig{PresetConfig: PresetConfig{Root: DefaultKubernetesRoot}, Refresh: 30 * time.Second},
 	}
 }
 

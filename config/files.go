@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 )
 
 // Default roots of the discovery presets.
@@ -44,6 +45,9 @@ func (c *Config) validateFiles(bad func(key, format string, args ...any)) {
 	}
 	c.Docker.validate("docker", false, bad)
 	c.Kubernetes.validate("kubernetes", true, bad)
+	if c.Kubernetes.Refresh < time.Second {
+		bad("kubernetes.refresh", "%s: want at least 1s", c.Kubernetes.Refresh)
+	}
 	if c.FileOptions.MaxOpen < 0 || c.FileOptions.MaxOpen > 65536 {
 		bad("file_options.max_open", "%d: want 0 (default 128) to 65536", c.FileOptions.MaxOpen)
 	}

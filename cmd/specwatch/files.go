@@ -22,7 +22,7 @@ func openFiles(cfg config.Config, log zerolog.Logger) (*file.Source, *file.Store
 		log.Warn().Err(err).Msg("cannot use the saved file positions; files start at their end")
 	}
 	docker := presetFilter(cfg.Docker)
-	kube := presetFilter(cfg.Kubernetes)
+	kube := presetFilter(cfg.Kubernetes.PresetConfig)
 	under := func(path, root string) bool {
 		return strings.HasPrefix(path, filepath.Clean(root)+string(filepath.Separator))
 	}
