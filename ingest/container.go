@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"io"
+	"path/filepath"
 
 	"github.com/specwatch/specwatch/ingest/containerlog"
 )
@@ -20,10 +21,16 @@ func (r *Reader) nextContainer(e *Entry) error {
 			f = containerlog.CRI
 		}
 		r.lines = containerlog.NewDecoder(f, r.max)
-		// The container's identity from where the file is (analyze FILE), as `run` takes it.
-		if m, ok := containerlog.FromPath(r.name); ok {
+		// The container's identity from where the file is (analyze FILE), as `run` takes it;
+		// a relative name ("<id>-json.log", read in its directory) is made absolute first, or
+		// its directory, which names the container, would be ".".
+		name := r.name
+		if abs, err := filepath.Abs(name); err == nil && name != "-" {
+			name = abs
+		}
+		if m, ok := containerlog.FromPath(name); ok {
 			if m.ID != "" {
-				_ = containerlog.DockerName(r.name, &m) // else the short id
+				_ = containerlog.DockerName(name, &m) // else the short id
 			}
 			r.container, r.namespace, r.pod = []byte(m.Container), []byte(m.Namespace), []byte(m.Pod)
 		}

@@ -27,9 +27,16 @@ type Meta struct {
 // /var/log/pods) or a Docker json-file log (…/<id>/<id>-json.log, the daemon's layout under
 // /var/lib/docker/containers). Any other path has none (ok false). Neither kind of name may
 // contain '_', so the split is unambiguous.
+//
+// Rotated siblings carry the same identity: Docker's <id>-json.log.1, .2, … and the kubelet's
+// <restart>.log.20261120-093000 (a rotation not yet compressed); reading a container's rotated
+// file and its current one gave two series, the rotated one without a container.
 func FromPath(path string) (Meta, bool) {
 	dir, base := filepath.Split(path)
 	dir = filepath.Clean(dir)
+	if i := strings.LastIndex(base, ".log."); i >= 0 && rotationSuffix(base[i+len(".log."):]) {
+		base = base[:i+len(".log")]
+	}
 	if id, ok := strings.CutSuffix(base, "-json.log"); ok && isDockerID(id) && filepath.Base(dir) == id {
 		return Meta{Container: id[:12], ID: id}, true
 	}
@@ -41,6 +48,16 @@ func FromPath(path string) (Meta, bool) {
 		}
 	}
 	return Meta{}, false
+}
+
+// rotationSuffix reports whether s is what a rotation appends after ".log.": Docker's number
+// or the kubelet's timestamp (20261120-093000).
+func rotationSuffix(s string) bool {
+	if allDigits(s) {
+		return true
+	}
+	d, t, ok := strings.Cut(s, "-")
+	return ok && len(d) == 8 && len(t) == 6 && allDigits(d) && allDigits(t)
 }
 
 func isDockerID(s string) bool {

@@ -18,8 +18,11 @@ func TestFromPath(t *testing.T) {
 			Meta{Container: "engine", Namespace: "inference", Pod: "sglang-0"}, true},
 		{"/var/log/pods/inference_sglang-0_uid/engine/12.log", Meta{Container: "engine", Namespace: "inference", Pod: "sglang-0"}, true},
 		{"/var/lib/docker/containers/" + dockerID + "/" + dockerID + "-json.log", Meta{Container: dockerID[:12], ID: dockerID}, true},
-		// A rotated sibling is not the live log; a different id in the name is not Docker's layout.
-		{"/var/log/pods/inference_sglang-0_uid/engine/0.log.20261120-090000", Meta{}, false},
+		// A rotated sibling is the same container's; a different id in the name is not Docker's layout.
+		{"/var/log/pods/inference_sglang-0_uid/engine/0.log.20261120-090000", Meta{Container: "engine", Namespace: "inference", Pod: "sglang-0"}, true},
+		{"/var/lib/docker/containers/" + dockerID + "/" + dockerID + "-json.log.2", Meta{Container: dockerID[:12], ID: dockerID}, true},
+		{"/var/log/pods/inference_sglang-0_uid/engine/0.log.gz", Meta{}, false},
+		{"/var/log/pods/inference_sglang-0_uid/engine/0.log.2026-11", Meta{}, false},
 		{"/var/lib/docker/containers/other/" + dockerID + "-json.log", Meta{}, false},
 		{"/var/log/pods/no-underscores/engine/0.log", Meta{}, false},
 		{"/var/log/sglang/engine.log", Meta{}, false},

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testpodman"
 )
 
@@ -235,4 +237,79 @@ func TestCapturedContainerLogs(t *testing.T) {
 	if got := joinJSONFile(t, all); !isSuffix(got, want) || len(got) == len(want) {
 		t.Errorf("docker-json-file: %d lines, want the last of stdout's %d", len(got), len(want))
 	}
+}
+
+// TestAnalyzeCapturedContainerLogs: analyze reads the files real runtimes wrote (podman's
+// k8s-file with conmon's partial records; Docker's json-file with two rotated siblings) as it
+// reads what the engine printed: the same lines, the same series with the same samples, and
+// the container named (Docker: from config.v2.json, for the rotated files too).
+func TestAnalyzeCapturedContainerLogs(t *testing.T) {
+	bin := testharness.BuildSpecwatch(t)
+	type series struct {
+		Labels  map[string]string `json:"labels"`
+		Samples int64             `json:"samples"`
+	}
+	analyze := func(dir string, args ...string) (lines int64, ss []series) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"analyze", "--format", "json", "--tz", "UTC"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("analyze %v: %v", args, err)
+		}
+		var r struct {
+			Input struct {
+				Lines int64 `json:"lines"`
+			} `json:"input"`
+			Series []series `json:"series"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Input.Lines, r.Series
+	}
+	tmp := t.TempDir()
+	raw := func(lines []string) string {
+		p := filepath.Join(tmp, "raw.log")
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	check := func(name string, gotLines int64, got []series, wantLines int64, want []series, container string) {
+		t.Helper()
+		if gotLines != wantLines || len(got) != len(want) || len(got) == 0 {
+			t.Fatalf("%s: %d lines, %d series; the engine's output %d lines, %d series", name, gotLines, len(got), wantLines, len(want))
+		}
+		for i := range got {
+			if got[i].Samples != want[i].Samples || got[i].Labels["rank"] != want[i].Labels["rank"] || got[i].Labels["container"] != container {
+				t.Errorf("%s: series %v with %d samples, want rank %q with %d and container %q", name, got[i].Labels, got[i].Samples, want[i].Labels["rank"], want[i].Samples, container)
+			}
+		}
+	}
+	whole := stdoutLines(read("podman-k8s-file/whole.stdout"))
+	gl, gs := analyze(filepath.Join("testdata", "podman-k8s-file", "whole"), "0.log")
+	wl, ws := analyze(tmp, raw(whole))
+	check("podman k8s-file", gl, gs, wl, ws, "") // the path is not a kubelet's: no container
+
+	logs, _ := filepath.Glob(filepath.Join("testdata", "docker-json-file", "containers", "*", "*-json.log"))
+	if len(logs) != 1 {
+		t.Fatalf("docker-json-file: %d containers, want 1", len(logs))
+	}
+	base := filepath.Base(logs[0])
+	var all []byte
+	for _, suffix := range []string{".2", ".1", ""} {
+		all = append(all, read(filepath.Join("docker-json-file", "containers", filepath.Base(filepath.Dir(logs[0])), base+suffix))...)
+	}
+	lines := joinJSONFile(t, all)
+	gl, gs = analyze(filepath.Dir(logs[0]), base+".2", base+".1", base)
+	wl, ws = analyze(tmp, raw(lines))
+	check("docker json-file", gl, gs, wl, ws, "sglang-json")
 }
