@@ -14,7 +14,7 @@ func (se *Series) acceptance(t int64, c float64) {
 	}
 	// The other tests take the drop test's window means: a block mean and an EWMA update per
 	// sample for each cost 70 instructions of a sample's 2,400 (cachegrind).
-	m, full := se.drop.observe(t, c, se)
+	m, full := se.observeDrop(t, c)
 	if !full {
 		return
 	}
@@ -26,7 +26,7 @@ func (se *Series) acceptance(t int64, c float64) {
 	case slowdrift.Raise:
 		se.raise(AcceptanceDrop, t, se.slow.Detail)
 	case slowdrift.Clear:
-		if se.drop.cusum.Stat() == 0 {
+		if se.drop.Quiet() {
 			se.clear(AcceptanceDrop, t)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
@@ -49,10 +50,10 @@ type Series struct {
 	win windows
 
 	stuck, inconsistent, collapse streak
-	drop                          dropDetector
+	drop                          drift.Drop
 	slow                          slowdrift.Detector
-	regress                       regressionDetector
-	drift                         driftDetector
+	regress                       drift.Regression
+	drift                         drift.Format
 	peer                          peerState
 	rs                            restartState
 
@@ -137,7 +138,7 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
 	}
-	se.drift.observe(false, s.Time, se)
+	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
@@ -166,7 +167,7 @@ func (se *Series) observe(s *parse.Sample) {
 }
 
 // observeMalformed counts a line that carried this series' marker but did not parse.
-func (se *Series) observeMalformed(t int64) { se.drift.observe(true, t, se) }
+func (se *Series) observeMalformed(t int64) { se.observeFormat(true, t) }
 
 // Commit sources.
 const (
@@ -260,7 +261,7 @@ func (se *Series) apply(p *point) {
 		predTPS := p.commit * p.running / pred
 		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
 		se.tps.add(p.tps, predTPS)
-		se.regress.observe(p, se)
+		se.observeRegression(p)
 		se.collapseCheck(p, predTPS)
 	} else {
 		se.tps.add(p.tps, math.NaN())
