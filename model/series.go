@@ -6,6 +6,7 @@ import (
 
 	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/parse"
@@ -65,9 +66,9 @@ type Series struct {
 	kindCount [numSampleKinds]int64
 	points    int64
 
-	fus      fusion       // which source gives which figure (fusion.go)
-	pos      position.Acc // acceptance per draft position (position.go)
-	events   []EventJSON  // restarts seen by the scrape source
+	fus      fusion.Choice // which source gives which figure (fusion.go)
+	pos      position.Acc  // acceptance per draft position (position.go)
+	events   []EventJSON   // restarts seen by the scrape source
 	restarts int64
 	expiry   expiry // set by Tick (expire.go)
 }
@@ -116,7 +117,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		drift:     newDriftDetector(opts),
 		win:       newWindows(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
-		fus:       newFusion(),
+		fus:       fusion.New(),
 	}
 	for k := range se.active {
 		se.active[k] = -1
@@ -142,9 +143,7 @@ func (se *Series) observe(s *parse.Sample) {
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
-	if int(s.Source) < len(se.fus.seen) {
-		se.fus.seen[s.Source] = true
-	}
+	se.fus.See(s.Source)
 	se.perPosition(s)
 	switch s.Kind {
 	case parse.KindDecode:
