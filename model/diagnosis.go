@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/specwatch/specwatch/model/internal/window"
 )
 
 // fitA and fitBPer are the fit in the units people read: seconds, and seconds per 1k tokens
@@ -76,7 +78,7 @@ func (se *Series) report() SeriesReport {
 	}
 	att, ok := se.attribution()
 	if ok {
-		r.Attribution = attributionJSON(att, se.win.best, se.win.last)
+		r.Attribution = attributionJSON(att, &se.win.Best, &se.win.Last)
 	}
 	r.Verdict, r.Explanation = se.verdict(att, ok)
 	se.fusionReport(&r)
@@ -85,11 +87,11 @@ func (se *Series) report() SeriesReport {
 
 // attribution explains the latest full window against the best one with the current fit.
 func (se *Series) attribution() (Attribution, bool) {
-	if !se.win.full() || se.fit.N() < fitWarmup {
+	if !se.win.Full() || se.fit.N() < fitWarmup {
 		return Attribution{}, false
 	}
 	a, b := se.fit.Coef()
-	return Attribute(se.win.best.mean(), se.win.last.mean(), a, b)
+	return Attribute(mean(&se.win.Best), mean(&se.win.Last), a, b)
 }
 
 func (se *Series) forecast() []Forecast {
@@ -108,9 +110,9 @@ func (se *Series) forecast() []Forecast {
 	return out
 }
 
-func attributionJSON(a Attribution, best, last window) *AttributionJSON {
-	win := func(w window, m AttributionWindow) WindowJSON {
-		return WindowJSON{Start: time.Unix(0, w.start).UTC(), End: time.Unix(0, w.end).UTC(), TPS: round(m.TPS, 2),
+func attributionJSON(a Attribution, best, last *window.Sum) *AttributionJSON {
+	win := func(w *window.Sum, m AttributionWindow) WindowJSON {
+		return WindowJSON{Start: time.Unix(0, w.Start).UTC(), End: time.Unix(0, w.End).UTC(), TPS: round(m.TPS, 2),
 			Context: round(m.Context, 1), CommitLen: round(m.Commit, 3), StepMS: round(m.Step*1000, 2), Running: round(m.Running, 2)}
 	}
 	return &AttributionJSON{

@@ -9,6 +9,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/internal/window"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -48,7 +49,7 @@ type Series struct {
 	cur     current
 
 	tps tpsStats
-	win windows
+	win window.Pair
 
 	stuck, inconsistent, collapse streak
 	drop                          drift.Drop
@@ -115,7 +116,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
-		win:       newWindows(opts.AttributionWindow),
+		win:       window.New(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
 		fus:       fusion.New(),
 	}
@@ -280,7 +281,7 @@ func (se *Series) apply(p *point) {
 		se.restartJudge(p.t)
 	}
 	if p.hasCommit {
-		se.win.add(p)
+		se.addWindow(p)
 	}
 	se.skewCheck(p.t)
 }
