@@ -7,6 +7,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/model/internal/idle"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/model/internal/window"
@@ -43,7 +44,7 @@ type Series struct {
 	snapLo, snapHi float64
 	lo, hi         float64 // context range the live fit has learned
 
-	idle    idleDetector
+	idle    idle.Detector
 	learn   learned
 	pending vllmPending
 	cur     current
@@ -200,7 +201,7 @@ func (se *Series) decode(s *parse.Sample) {
 		return // the other source gives this series' steps
 	}
 	if hasRunning && running == 0 {
-		se.idle.sawIdle()
+		se.idle.SawIdle()
 		return // no decode ran in this interval
 	}
 	p.running = 1
