@@ -6,9 +6,13 @@ import "github.com/specwatch/specwatch/model/internal/idle"
 // record but out of fits and alarms. wallAveraged says its step was derived from a wall-time
 // average rather than logged.
 func (se *Series) isIdle(p *point, wallAveraged bool) bool {
-	n, _ := se.DecodeInterval()
-	after, untrusted := se.idle.Check(idle.Line{T: p.t, Ctx: p.ctx, Commit: p.commit, Running: p.running, Step: p.step, HasCtx: p.hasCtx},
-		wallAveraged, idle.Env{Interval: n, KV: se.kvContext, Factor: se.opts.IdleFactor, Cadence: &se.learn.cadence, Fit: &se.fit, FitWarmup: fitWarmup})
+	e := &se.idleEnv
+	if e.Cadence == nil {
+		*e = idle.Env{KV: se.kvContext, Cadence: &se.learn.cadence, Fit: &se.fit, FitWarmup: fitWarmup}
+	}
+	e.Interval, _ = se.DecodeInterval()
+	e.Factor = se.opts.IdleFactor
+	after, untrusted := se.idle.Check(p.t, p.ctx, p.commit, p.running, p.step, p.hasCtx, wallAveraged, e)
 	if untrusted {
 		se.learn.skipped.Untrusted++
 	}

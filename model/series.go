@@ -45,6 +45,7 @@ type Series struct {
 	lo, hi         float64 // context range the live fit has learned
 
 	idle    idle.Detector
+	idleEnv idle.Env // what the idle test reads of the series (idle.go)
 	learn   learned
 	pending vllmPending
 	cur     current

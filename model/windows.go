@@ -13,7 +13,7 @@ func (se *Series) addWindow(p *point) {
 	if math.IsNaN(p.tps) {
 		return
 	}
-	se.win.Add(window.Point{T: p.t, Commit: p.commit, Ctx: p.ctx, Step: p.step, Running: p.running})
+	se.win.Add(p.t, p.commit, p.ctx, p.step, p.running)
 }
 
 // mean summarises a window for attribution.

@@ -18,13 +18,6 @@ import (
 	"github.com/specwatch/specwatch/model/internal/rhythm"
 )
 
-// Line is what the test reads of one decode line.
-type Line struct {
-	T                          int64
-	Ctx, Commit, Running, Step float64
-	HasCtx                     bool
-}
-
 // Fit is the series' step model, consulted only for a shorter pause once N reaches the
 // warm-up. It is read during Check and not kept.
 type Fit interface {
@@ -32,7 +25,9 @@ type Fit interface {
 	Predict(ctx float64) float64
 }
 
-// Env is what the test needs of the series at one line.
+// Env is what the test needs of the series. The series keeps one and refreshes Interval and
+// Factor before each Check (they change as the interval is learned and on a reload); Check
+// reads it and keeps nothing of it.
 type Env struct {
 	Interval  int  // decode steps per line, learned or configured
 	KV        bool // contexts are KV cache percentages: vLLM, which logs on a clock
@@ -56,26 +51,28 @@ type Detector struct {
 // SawIdle records a logged interval with nothing running.
 func (d *Detector) SawIdle() { d.seenIdle = true }
 
-// Check classifies p. wallAveraged says the step was derived from a wall-time average (SGLang
-// gen throughput, vLLM interval throughput) rather than logged directly. untrusted says p was
-// called after-idle only because no logging rhythm is known yet.
-func (d *Detector) Check(p Line, wallAveraged bool, e Env) (idle, untrusted bool) {
-	gap := float64(p.T-d.lastT) / 1e9
+// Check classifies the line at t. wallAveraged says the step was derived from a wall-time
+// average (SGLang gen throughput, vLLM interval throughput) rather than logged directly.
+// untrusted says the line was called after-idle only because no logging rhythm is known yet.
+// The line's figures are arguments, not a struct, so that they travel in registers: the test
+// runs for every decode point.
+func (d *Detector) Check(t int64, ctx, commit, running, step float64, hasCtx, wallAveraged bool, e *Env) (idle, untrusted bool) {
+	gap := float64(t-d.lastT) / 1e9
 	first, afterIdle := !d.hasPoints, d.seenIdle
 	// The same requests kept decoding if the context grew by what the interval generated: then
 	// nothing was idle, however long the gap (a collapse stretches gaps too).
 	// The test is tight (within half of the expected growth) because a new request whose
 	// prompt happens to be near the old context must not pass for the same one.
-	grown := p.Ctx - d.lastCtx
-	expect := float64(e.Interval) * p.Commit * p.Running
-	pair := p.HasCtx && !first && p.Running == d.lastRun
+	grown := ctx - d.lastCtx
+	expect := float64(e.Interval) * commit * running
+	pair := hasCtx && !first && running == d.lastRun
 	continued := pair && math.Abs(grown-expect) <= expect/2
 	// A settled interval learns nothing from a line that continues at it (and skipping those
 	// saves 56 of a sample's 2,340 instructions); any other pair may be evidence of a new one.
 	if c := e.Cadence; pair && !e.KV && !(continued && c.Settled()) {
-		c.Observe(grown, p.Commit, p.Running)
+		c.Observe(grown, commit, running)
 	}
-	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, p.T, false, p.Ctx, p.Running
+	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, t, false, ctx, running
 	if !wallAveraged {
 		return false, false
 	}
@@ -100,9 +97,9 @@ func (d *Detector) Check(p Line, wallAveraged bool, e Env) (idle, untrusted bool
 		// No rhythm known yet and not a continuation: while the fit has nothing to check
 		// against, only lines that provably continue the previous one are trusted.
 		idle, untrusted = true, true
-	case gap > 1.5*typical && e.Fit.N() >= e.FitWarmup && p.HasCtx:
+	case gap > 1.5*typical && e.Fit.N() >= e.FitWarmup && hasCtx:
 		// A shorter pause still inflates the step: the warm fit says by how much.
-		idle = p.Step > 2*e.Fit.Predict(p.Ctx)
+		idle = step > 2*e.Fit.Predict(ctx)
 	}
 	if !idle {
 		d.gaps.Add(gap)
