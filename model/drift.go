@@ -8,7 +8,7 @@ import (
 )
 
 // The tests themselves are in model/internal/drift; here their decisions become anomalies,
-// with the sentences that explain them.
+// with the sentences that explain them (acceptance_drop's in accdrift.go, beside its slow test).
 
 func newDropDetector(o *Options) drift.Drop {
 	return drift.NewDrop(drift.Options{Window: o.Window, HalfLife: o.LongHalfLife, Warmup: o.WarmupWindows,
@@ -25,26 +25,6 @@ func newRegressionDetector(o *Options) drift.Regression {
 }
 
 func newDriftDetector(o *Options) drift.Format { return drift.NewFormat(o.DriftLines, o.DriftFraction) }
-
-// observeDrop feeds acceptance_drop's sequential test; it returns the window mean when c
-// completed a window, for the tests that share it.
-func (se *Series) observeDrop(t int64, c float64) (float64, bool) {
-	m, full, ev := se.drop.Add(t, c)
-	if !full {
-		return 0, false
-	}
-	switch {
-	case ev == drift.Raise:
-		d, w := &se.drop, se.opts.Window
-		se.raise(AcceptanceDrop, t, func() string {
-			return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
-				d.Mean, d.Base, d.Spread, 100*(1-d.Mean/d.Base), d.RunLength(), w)
-		})
-	case ev == drift.Clear && !se.slow.Alarm():
-		se.clear(AcceptanceDrop, t)
-	}
-	return m, true
-}
 
 // rangeMargin lets step_time_regression reach a little past the contexts the snapshot learned.
 const rangeMargin = 1.1
