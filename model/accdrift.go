@@ -1,6 +1,9 @@
 package model
 
-import "github.com/specwatch/specwatch/model/internal/slowdrift"
+import (
+	"github.com/specwatch/specwatch/model/internal/drift"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
+)
 
 // acceptance feeds one commit length to acceptance_drop's two tests: the sequential test of
 // window means against a learning baseline (fast, for falls of minutes), and the slow-drift
@@ -14,9 +17,19 @@ func (se *Series) acceptance(t int64, c float64) {
 	}
 	// The other tests take the drop test's window means: a block mean and an EWMA update per
 	// sample for each cost 70 instructions of a sample's 2,400 (cachegrind).
-	m, full := se.drop.observe(t, c, se)
+	m, full, ev := se.drop.Add(t, c)
 	if !full {
 		return
+	}
+	switch {
+	case ev == drift.Raise:
+		d, w := &se.drop, se.opts.Window
+		se.raise(AcceptanceDrop, t, func() string {
+			return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
+				d.Mean, d.Base, d.Spread, 100*(1-d.Mean/d.Base), d.RunLength(), w)
+		})
+	case ev == drift.Clear && !se.slow.Alarm():
+		se.clear(AcceptanceDrop, t)
 	}
 	se.peer.accept.Update(t, m)
 	if se.Active(CommitLenStuck) {
@@ -26,7 +39,7 @@ func (se *Series) acceptance(t int64, c float64) {
 	case slowdrift.Raise:
 		se.raise(AcceptanceDrop, t, se.slow.Detail)
 	case slowdrift.Clear:
-		if se.drop.cusum.Stat() == 0 {
+		if se.drop.Quiet() {
 			se.clear(AcceptanceDrop, t)
 		}
 	}

@@ -3,47 +3,16 @@ package model
 import (
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/parse"
 )
 
-// fusion decides, per figure, which source a series takes it from when one engine rank is
-// watched through its logs and its /metrics at once. The two describe the same steps, so
-// taking a figure from both would count every step twice; each figure comes from the source
-// that states it best:
-//   - acceptance (commit length, accept rate, per position): the counters, which are exact
-//     over each interval, where log lines print rounded averages (and some never print it);
-//   - step time and context: the logs, whose lines are as frequent as the engine prints and
-//     name the context (SGLang #token) where /metrics has only gauges as of the scrape.
-//
-// A figure starts with whichever source gives it first and moves, once, to the better source
-// when that one appears; it never moves back (a scrape that fails for a while does not hand
-// the acceptance back to the logs and then take it again).
-type fusion struct {
-	seen                  [2]bool // by parse.Source
-	commit, points, perPo int8    // the source of each figure, -1 before any
-}
-
-func newFusion() fusion { return fusion{commit: -1, points: -1, perPo: -1} }
-
-// take applies the rule to one figure: better is the source that wins it.
-func take(fig *int8, src, better parse.Source) bool {
-	switch {
-	case *fig < 0 || *fig == int8(src):
-		*fig = int8(src)
-		return true
-	case src == better:
-		*fig = int8(src)
-		return true
-	}
-	return false
-}
-
-// takeCommit reports whether the sample's acceptance figures feed the series. On the move to
-// the counters the line-kind choice starts again, so the counters' sample kind decides it.
+// takeCommit reports whether the sample's acceptance figures feed the series (the rule is in
+// model/internal/fusion). On the move to the counters the line-kind choice starts again, so
+// the counters' sample kind decides it.
 func (se *Series) takeCommit(s *parse.Sample) bool {
-	was := se.fus.commit
-	ok := take(&se.fus.commit, s.Source, parse.SourceMetrics)
-	if ok && was >= 0 && was != se.fus.commit {
+	ok, moved := se.fus.Commit.Take(s.Source, parse.SourceMetrics)
+	if moved {
 		se.commitSrc = srcNone
 	}
 	return ok
@@ -52,9 +21,8 @@ func (se *Series) takeCommit(s *parse.Sample) bool {
 // takePoints reports whether the sample's step and context feed the fit. On the move to the
 // logs, a pending engine line from the scrape is dropped.
 func (se *Series) takePoints(s *parse.Sample) bool {
-	was := se.fus.points
-	ok := take(&se.fus.points, s.Source, parse.SourceLog)
-	if ok && was >= 0 && was != se.fus.points {
+	ok, moved := se.fus.Points.Take(s.Source, parse.SourceLog)
+	if moved {
 		se.pointSrc = srcNone
 		se.pending.ok = false
 	}
@@ -70,20 +38,8 @@ type Sources struct {
 	Step        string   `json:"step,omitempty"` // step time and context
 }
 
-func (f *fusion) report() *Sources {
-	name := func(v int8) string {
-		if v < 0 {
-			return ""
-		}
-		return parse.Source(v).String()
-	}
-	s := &Sources{Inputs: []string{}, CommitLen: name(f.commit), PerPosition: name(f.perPo), Step: name(f.points)}
-	for i, ok := range f.seen {
-		if ok {
-			s.Inputs = append(s.Inputs, parse.Source(i).String())
-		}
-	}
-	return s
+func sources(f *fusion.Choice) *Sources {
+	return &Sources{Inputs: f.Inputs(), CommitLen: f.Commit.Name(), PerPosition: f.PerPosition.Name(), Step: f.Points.Name()}
 }
 
 // maxEvents bounds the events a series keeps (the latest ones).
@@ -115,8 +71,8 @@ func (se *Series) event(s *parse.Sample) {
 func (se *Series) fusionReport(r *SeriesReport) {
 	se.positionReport(r)
 	r.Events = append([]EventJSON(nil), se.events...)
-	if se.fus.seen[parse.SourceMetrics] {
-		r.Sources = se.fus.report() // a series of logs alone says nothing new here
+	if se.fus.Saw(parse.SourceMetrics) {
+		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
 	if se.restarts > 0 {
 		if r.Explanation != "" {

@@ -53,7 +53,7 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 	}
 	l := &se.learn
 	if kind == ptDerived {
-		p.idle = se.idle.check(p, se, true)
+		p.idle = se.isIdle(p, true)
 		l.derived, l.hasDerived, l.used = *p, true, false
 	} else if !se.loggedPoint(p, s, hasTPS, tps) {
 		return
@@ -116,7 +116,7 @@ func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float6
 	default:
 		p.tps = math.NaN()
 	}
-	p.idle = se.idle.check(p, se, false)
+	p.idle = se.isIdle(p, false)
 	return true
 }
 

@@ -9,11 +9,14 @@ import (
 // figure (the counters', once they have spoken: fusion.go). Samples are weighted by their
 // drafted tokens.
 func (se *Series) perPosition(s *parse.Sample) {
-	was := se.fus.perPo
-	if s.NPos == 0 || !take(&se.fus.perPo, s.Source, parse.SourceMetrics) {
+	if s.NPos == 0 {
 		return
 	}
-	if was >= 0 && was != se.fus.perPo {
+	ok, moved := se.fus.PerPosition.Take(s.Source, parse.SourceMetrics)
+	if !ok {
+		return
+	}
+	if moved {
 		se.pos = position.Acc{} // the counters' figures replace the logs' averages
 	}
 	w := 1.0

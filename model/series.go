@@ -4,9 +4,13 @@ import (
 	"math"
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/model/internal/idle"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/internal/window"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -40,19 +44,20 @@ type Series struct {
 	snapLo, snapHi float64
 	lo, hi         float64 // context range the live fit has learned
 
-	idle    idleDetector
+	idle    idle.Detector
+	idleEnv idle.Env // what the idle test reads of the series (idle.go)
 	learn   learned
 	pending vllmPending
 	cur     current
 
 	tps tpsStats
-	win windows
+	win window.Pair
 
 	stuck, inconsistent, collapse streak
-	drop                          dropDetector
+	drop                          drift.Drop
 	slow                          slowdrift.Detector
-	regress                       regressionDetector
-	drift                         driftDetector
+	regress                       drift.Regression
+	drift                         drift.Format
 	peer                          peerState
 	rs                            restartState
 
@@ -64,9 +69,9 @@ type Series struct {
 	kindCount [numSampleKinds]int64
 	points    int64
 
-	fus      fusion       // which source gives which figure (fusion.go)
-	pos      position.Acc // acceptance per draft position (position.go)
-	events   []EventJSON  // restarts seen by the scrape source
+	fus      fusion.Choice // which source gives which figure (fusion.go)
+	pos      position.Acc  // acceptance per draft position (position.go)
+	events   []EventJSON   // restarts seen by the scrape source
 	restarts int64
 	expiry   expiry // set by Tick (expire.go)
 }
@@ -113,9 +118,9 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
-		win:       newWindows(opts.AttributionWindow),
+		win:       window.New(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
-		fus:       newFusion(),
+		fus:       fusion.New(),
 	}
 	for k := range se.active {
 		se.active[k] = -1
@@ -137,13 +142,11 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
 	}
-	se.drift.observe(false, s.Time, se)
+	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
-	if int(s.Source) < len(se.fus.seen) {
-		se.fus.seen[s.Source] = true
-	}
+	se.fus.See(s.Source)
 	se.perPosition(s)
 	switch s.Kind {
 	case parse.KindDecode:
@@ -166,7 +169,7 @@ func (se *Series) observe(s *parse.Sample) {
 }
 
 // observeMalformed counts a line that carried this series' marker but did not parse.
-func (se *Series) observeMalformed(t int64) { se.drift.observe(true, t, se) }
+func (se *Series) observeMalformed(t int64) { se.observeFormat(true, t) }
 
 // Commit sources.
 const (
@@ -199,7 +202,7 @@ func (se *Series) decode(s *parse.Sample) {
 		return // the other source gives this series' steps
 	}
 	if hasRunning && running == 0 {
-		se.idle.sawIdle()
+		se.idle.SawIdle()
 		return // no decode ran in this interval
 	}
 	p.running = 1
@@ -260,7 +263,7 @@ func (se *Series) apply(p *point) {
 		predTPS := p.commit * p.running / pred
 		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
 		se.tps.add(p.tps, predTPS)
-		se.regress.observe(p, se)
+		se.observeRegression(p)
 		se.collapseCheck(p, predTPS)
 	} else {
 		se.tps.add(p.tps, math.NaN())
@@ -280,7 +283,7 @@ func (se *Series) apply(p *point) {
 		se.restartJudge(p.t)
 	}
 	if p.hasCommit {
-		se.win.add(p)
+		se.addWindow(p)
 	}
 	se.skewCheck(p.t)
 }

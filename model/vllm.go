@@ -28,7 +28,7 @@ func (se *Series) vllmEngine(s *parse.Sample) {
 		se.cur.ctx, se.cur.has = kv*100, se.cur.has|curCtx
 	}
 	if running == 0 {
-		se.idle.sawIdle()
+		se.idle.SawIdle()
 		return
 	}
 	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV, src: s.Source}
@@ -43,7 +43,7 @@ func (se *Series) flushPending() {
 	}
 	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
 	p.step = pe.running / pe.tps
-	p.idle = se.idle.check(&p, se, true)
+	p.idle = se.isIdle(&p, true)
 	se.apply(&p)
 }
 
@@ -92,6 +92,6 @@ func (se *Series) spec(s *parse.Sample) {
 	}
 	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
 	p.step = commit * pe.running / pe.tps
-	p.idle = se.idle.check(&p, se, true)
+	p.idle = se.isIdle(&p, true)
 	se.apply(&p)
 }
