@@ -108,7 +108,13 @@ func TestHTTPLoad(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args := []string{"run", "--journal-dir", jdir, "--unit", "sglang.service", "--state-dir", t.TempDir(),
+	// The journal's stamps are the simulation's (days ago): with model.expire_after the series
+	// would leave /metrics at the first tick, and the load would be on an empty exposition.
+	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
+	if err := os.WriteFile(cfgPath, []byte("model:\n  expire_after: 0s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--config", cfgPath, "--journal-dir", jdir, "--unit", "sglang.service", "--state-dir", t.TempDir(),
 		"--since", sc.Start.Add(-time.Minute).Format(time.RFC3339), "--listen", addr, "--log-format", "json"}
 	cmd := exec.Command(bin, append(args, strings.Fields(os.Getenv("SPECWATCH_LIVE_ARGS"))...)...)
 	var stderr bytes.Buffer

@@ -227,4 +227,17 @@ if t0 is not None:
 PY
 	} >> "$W/results.md"
 fi
+
+# --- files (FILES=0 skips): `run --file` at 2,000 lines/s, and one node's 200 pod logs ----------
+if [ "${FILES:-1}" = 1 ]; then
+	FL=$(SPECWATCH_BIN=$SW SPECWATCH_LIVE_LINES=$W/unit.txt go test -count=1 -run 'TestLiveFiles$' -v -timeout 5m ./bench/ | grep '^LIVEFILES' || echo "LIVEFILES failed")
+	FN=$(SPECWATCH_BIN=$SW go test -count=1 -run 'TestNodeFiles$' -v -timeout 5m ./bench/ | grep '^NODEFILES' || echo "NODEFILES failed")
+	{
+		echo
+		echo "Files (load average $(cut -d' ' -f1-3 /proc/loadavg)): \`SPECWATCH_BIN=$SW go test -count=1 -run 'TestLiveFiles|TestNodeFiles' -v ./bench/\`"
+		echo
+		echo "    $FL"
+		echo "    $FN"
+	} >> "$W/results.md"
+fi
 cat "$W/results.md"

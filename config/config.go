@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 	"time"
 
@@ -28,6 +29,12 @@ type Config struct {
 	Aliases   map[string]string `yaml:"aliases"`
 	Rules     []RuleConfig      `yaml:"rules"`
 	Scrape    []ScrapeConfig    `yaml:"scrape"`
+	// Files are globs of log files to follow (`--file`); Docker and Kubernetes are the
+	// discovery presets (`--docker`, `--kubernetes`).
+	Files       []string          `yaml:"files"`
+	Docker      PresetConfig      `yaml:"docker"`
+	Kubernetes  KubernetesConfig  `yaml:"kubernetes"`
+	FileOptions FileOptionsConfig `yaml:"file_options"`
 }
 
 // RuleConfig is a regular-expression rule for a log shape no built-in parser knows; its named
@@ -53,11 +60,54 @@ type ScrapeConfig struct {
 	TLS             *ScrapeTLS        `yaml:"tls"`
 }
 
+// PresetConfig is a discovery preset (`docker:`, `kubernetes:`): every container's log under
+// Root, narrowed by patterns, so that one daemon per GPU node follows the engines and nothing
+// else.
+type PresetConfig struct {
+	Enabled bool   `yaml:"enabled"`
+	Root    string `yaml:"root"`
+	// Include keeps only containers matching every non-empty list (any pattern of a list);
+	// Exclude then drops those matching any pattern.
+	Include ContainerPatterns `yaml:"include"`
+	Exclude ContainerPatterns `yaml:"exclude"`
+}
+
+// KubernetesConfig is the `kubernetes:` preset, and the scrape targets the node's pods ask for
+// in their specwatch.io/* annotations (ingest/kubepods; needs the API server: list pods).
+type KubernetesConfig struct {
+	PresetConfig `yaml:",inline"`
+	// ScrapeAnnotations scrapes the node's pods annotated specwatch.io/scrape: "true", found
+	// every Refresh from the API server (the pod's service account; NODE_NAME names the node).
+	ScrapeAnnotations bool          `yaml:"scrape_annotations"`
+	Refresh           time.Duration `yaml:"refresh"`
+	// APIServer, TokenFile and CAFile default to the in-cluster ones ("": the API server from
+	// KUBERNETES_SERVICE_HOST/PORT, else kubernetes.default.svc; the service account's files).
+	APIServer string `yaml:"api_server"`
+	TokenFile string `yaml:"token_file"`
+	CAFile    string `yaml:"ca_file"`
+}
+
+// ContainerPatterns are filepath.Match patterns on a container's identity. Images are known
+// for Docker only (config.v2.json), namespaces and pods for Kubernetes only (the path).
+type ContainerPatterns struct {
+	Containers []string `yaml:"containers"`
+	Images     []string `yaml:"images"`
+	Namespaces []string `yaml:"namespaces"`
+	Pods       []string `yaml:"pods"`
+}
+
+// FileOptionsConfig tunes the following of files (`file_options:`).
+type FileOptionsConfig struct {
+	MaxOpen    int           `yaml:"max_open"`
+	RotateWait time.Duration `yaml:"rotate_wait"`
+}
+
 // JournalConfig selects what to read.
 type JournalConfig struct {
 	Dir         string   `yaml:"dir"`
 	Units       []string `yaml:"units"`
 	Identifiers []string `yaml:"identifiers"`
+	Containers  []string `yaml:"containers"`
 	Backend     string   `yaml:"backend"`
 	Namespace   string   `yaml:"namespace"`
 	Since       string   `yaml:"since"`
@@ -92,17 +142,33 @@ type ModelConfig struct {
 	CollapseSamples     int           `yaml:"collapse_samples"`
 	StaleAfter          time.Duration `yaml:"stale_after"`
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
+	// Warmup and ExpireAfter are the exceptions to "zero keeps the default": Default sets them,
+	// and 0 disables them.
+	Warmup       time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
+	ExpireAfter  time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
+	PositionCost float64       `yaml:"position_cost"`
 }
+
+// Defaults of the model keys that 0 disables.
+const (
+	DefaultWarmup      = 3 * time.Hour
+	DefaultExpireAfter = 10 * time.Minute
+	// MaxWarmup bounds what a restart replays (docs/restart.md says what a restart costs).
+	MaxWarmup = 24 * time.Hour
+)
 
 // Default is what specwatch does with no file and no flags.
 func Default() Config {
 	return Config{
-		Journal:  JournalConfig{Backend: "auto"},
-		StateDir: "/var/lib/specwatch",
-		Listen:   ":9877",
-		Push:     PushConfig{Interval: 15 * time.Second},
-		Log:      LogConfig{Level: "info", Format: "auto"},
-		Timezone: "Local",
+		Journal:    JournalConfig{Backend: "auto"},
+		StateDir:   "/var/lib/specwatch",
+		Listen:     ":9877",
+		Push:       PushConfig{Interval: 15 * time.Second},
+		Log:        LogConfig{Level: "info", Format: "auto"},
+		Timezone:   "Local",
+		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter},
+		Docker:     PresetConfig{Root: DefaultDockerRoot},
+		Kubernetes: KubernetesConfig{PresetConfig: PresetConfig{Root: DefaultKubernetesRoot}, Refresh: 30 * time.Second},
 	}
 }
 
@@ -130,6 +196,11 @@ func (c *Config) Validate() error {
 	case "auto", "sdjournal", "journalctl", "native":
 	default:
 		bad("journal.backend", "%q: want auto, sdjournal, journalctl or native", c.Journal.Backend)
+	}
+	for i, g := range c.Journal.Containers {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			bad(fmt.Sprintf("journal.containers[%d]", i), "%q: want a container name or a shell glob (*, ?, [a-z]): %v", g, errOr(err, "empty"))
+		}
 	}
 	if ns := c.Journal.Namespace; ns != "*" && strings.ContainsAny(ns, "/.\x00\n") {
 		bad("journal.namespace", "%q: a namespace name (no '/' or '.'), or * for all", ns)
@@ -168,6 +239,7 @@ func (c *Config) Validate() error {
 	}
 	c.Model.validate(bad)
 	c.validateScrape(bad)
+	c.validateFiles(bad)
 	for k, v := range c.Aliases {
 		if _, err := aliasOf(v); err != nil {
 			bad("aliases."+k, "%v", err)
@@ -200,7 +272,7 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 		nonNeg(key, v)
 	}
 	for key, v := range map[string]float64{"drop_min_effect": m.DropMinEffect, "regression_min_effect": m.RegressionMinEffect,
-		"collapse_ratio": m.CollapseRatio} {
+		"collapse_ratio": m.CollapseRatio, "position_cost": m.PositionCost} {
 		if !(v >= 0 && v < 1) { // NaN too
 			bad("model."+key, "%g: want a fraction in [0, 1)", v)
 		}
@@ -210,6 +282,12 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	if m.StaleAfter < 0 {
 		bad("model.stale_after", "%s: must not be negative", m.StaleAfter)
+	}
+	if m.Warmup < 0 || m.Warmup > MaxWarmup {
+		bad("model.warmup", "%s: want 0 (off) to %s", m.Warmup, MaxWarmup)
+	}
+	if m.ExpireAfter < 0 {
+		bad("model.expire_after", "%s: must not be negative (0: never)", m.ExpireAfter)
 	}
 	for i, c := range m.ForecastContexts {
 		if c <= 0 || c > 10_000_000 {
@@ -289,6 +367,23 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		StuckSamples: m.StuckSamples, InconsistentSamples: m.InconsistentSamples, DepthTolerance: m.DepthTolerance,
 		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
 		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
-		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts,
+		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, ExpireAfter: expireAfter(m.ExpireAfter),
+		PositionCost: m.PositionCost,
 	}
+}
+
+// errOr is err's text, or what when err is nil.
+func errOr(err error, what string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return what
+}
+
+// expireAfter maps the config's "0: never" onto model.Options' "negative: never".
+func expireAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

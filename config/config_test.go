@@ -24,12 +24,17 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"listen: ':9877'\nbogus: 1\n", "bogus"},
 		{"model:\n  window: many\n", "model.window"},
 		{"model:\n  stale_after: -5m\n", "model.stale_after"},
+		{"model:\n  warmup: 25h\n", "model.warmup"},
+		{"model:\n  warmup: -1s\n", "model.warmup"},
+		{"model:\n  expire_after: -1m\n", "model.expire_after"},
 		{"model:\n  max_series: 99999999999999\n", "model.max_series"},
 		{"model:\n  collapse_ratio: 1.5\n", "model.collapse_ratio"},
 		{"push:\n  interval: soon\n", "push.interval"},
 		{"push:\n  url: ftp://x\n", "push.url"},
 		{"journal:\n  backend: magic\n", "journal.backend"},
 		{"journal:\n  units: sglang.service\n", "journal.units"},
+		{"journal:\n  containers: ['sglang-*', 'vllm-[']\n", "journal.containers[1]"},
+		{"journal:\n  containers: ['']\n", "journal.containers[0]"},
 		{"journal:\n  trim_mib: 4\n", "trim_mib"}, // removed with the sdjournal page trimmer
 		{"log:\n  level: loud\n", "log.level"},
 		{"aliases:\n  acc_len: commit\n", "aliases.acc_len"},
@@ -86,6 +91,28 @@ func TestParseWhenRange(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("ParseWhen(%q): %v, want ok=%v", s, err, ok)
 		}
+	}
+}
+
+// model.warmup and model.expire_after default to 3h and 10m, and 0 turns them off: expiry
+// reaches the model as "never" (negative), not as "the default".
+func TestWarmupAndExpiryDefaultsAndOff(t *testing.T) {
+	cfg, err := Load(writeConfig(t, "log:\n  level: info\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model.Warmup != 3*time.Hour || cfg.ModelOptions(true).ExpireAfter != 10*time.Minute {
+		t.Errorf("defaults: warmup %v, expire_after %v", cfg.Model.Warmup, cfg.ModelOptions(true).ExpireAfter)
+	}
+	cfg, err = Load(writeConfig(t, "model:\n  warmup: 0s\n  expire_after: 0s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model.Warmup != 0 || cfg.ModelOptions(true).ExpireAfter >= 0 {
+		t.Errorf("off: warmup %v, model expire_after %v (want negative)", cfg.Model.Warmup, cfg.ModelOptions(true).ExpireAfter)
+	}
+	if keys := RestartKeys(Default(), cfg); len(keys) != 1 || keys[0] != "model.warmup" {
+		t.Errorf("a changed warmup: restart keys %v, want [model.warmup]", keys)
 	}
 }
 

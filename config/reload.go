@@ -5,7 +5,8 @@ import "reflect"
 // RestartKeys names the keys whose change a reload cannot apply to a running daemon (the
 // journal it reads, where it listens, where its cursor lives, how it pushes, the log format,
 // the scrape targets, the zone of zone-less timestamps), so the operator is told which ones wait
-// for the next restart. A reload applies the rest: log.level, aliases, rules, model. Empty when it applied
+// for the next restart. A reload applies the rest: log.level, aliases, rules, model (but
+// model.warmup, used at start only). Empty when it applied
 // everything.
 func RestartKeys(old, cur Config) []string {
 	var keys []string
@@ -33,8 +34,20 @@ func RestartKeys(old, cur Config) []string {
 	if !reflect.DeepEqual(old.Scrape, cur.Scrape) {
 		keys = append(keys, "scrape")
 	}
+	for _, k := range []struct {
+		name string
+		same bool
+	}{{"files", reflect.DeepEqual(old.Files, cur.Files)}, {"docker", reflect.DeepEqual(old.Docker, cur.Docker)},
+		{"kubernetes", reflect.DeepEqual(old.Kubernetes, cur.Kubernetes)}, {"file_options", old.FileOptions == cur.FileOptions}} {
+		if !k.same {
+			keys = append(keys, k.name)
+		}
+	}
 	if old.Timezone != cur.Timezone {
 		keys = append(keys, "timezone")
+	}
+	if old.Model.Warmup != cur.Model.Warmup {
+		keys = append(keys, "model.warmup") // read only when the daemon starts
 	}
 	return keys
 }

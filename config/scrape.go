@@ -64,8 +64,10 @@ func (c *Config) validateScrape(bad func(key, format string, args ...any)) {
 			bad(key+".timeout", "%s: want more than 0 and no more than the interval (%s)", s.Timeout, s.Interval)
 		}
 		for k := range s.Labels {
-			if k != "host" && k != "unit" {
-				bad(key+".labels."+k, "unknown label: want host or unit")
+			switch k {
+			case "host", "unit", "container", "namespace", "pod":
+			default:
+				bad(key+".labels."+k, "unknown label: want host, unit, container, namespace or pod")
 			}
 		}
 		if s.BearerTokenFile != "" && s.BasicAuth != nil {

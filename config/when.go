@@ -19,7 +19,9 @@ var (
 // RFC 3339, a date and time without a zone (taken in loc), or a time relative to now as
 // journalctl takes one ("-2h", "-90m", "-1h30m", "-3d", "now"). The empty string is the zero
 // time (unbounded).
-func ParseWhen(s string, loc *time.Location) (time.Time, error) { return ParseWhenAt(s, loc, time.Now()) }
+func ParseWhen(s string, loc *time.Location) (time.Time, error) {
+	return ParseWhenAt(s, loc, time.Now())
+}
 
 // ParseWhenAt is ParseWhen with the current time given.
 func ParseWhenAt(s string, loc *time.Location, now time.Time) (time.Time, error) {

@@ -53,7 +53,11 @@ func configKeys(t *testing.T) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name, _, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
+			name, opts, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
+			if id, ok := fld.Type.(*ast.Ident); ok && name == "" && opts == "inline" && structs[id.Name] != nil {
+				walk(prefix, structs[id.Name]) // an embedded struct's keys are its parent's
+				continue
+			}
 			if name == "" || name == "-" {
 				continue
 			}

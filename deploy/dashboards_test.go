@@ -17,8 +17,9 @@ import (
 )
 
 // TestDashboardsStructure: the JSON is what Grafana 10/11 imports and provisions as is: a
-// current schema, the data source as a variable, the four template variables (multi-select
-// with All), unique panel ids, every query on the variable data source, no variable that is
+// current schema, the data source as a variable, the scope variables (cluster, job, instance;
+// deploy/mixin adds them) and the four series variables (multi-select with All), unique panel
+// ids, every query on the variable data source, no variable that is
 // not defined, no overlapping panels.
 func TestDashboardsStructure(t *testing.T) {
 	t.Parallel()
@@ -42,7 +43,7 @@ func TestDashboardsStructure(t *testing.T) {
 				if v.Type != "datasource" || q != "prometheus" {
 					t.Errorf("%s: variable datasource is %s/%s, want type datasource, query prometheus", name, v.Type, q)
 				}
-			case "host", "unit", "engine", "rank":
+			case "cluster", "job", "instance", "host", "unit", "engine", "rank":
 				if v.Type != "query" || !v.Multi || !v.IncludeAll || v.AllValue == "" {
 					t.Errorf("%s: variable %s: type %s multi %v includeAll %v allValue %q", name, v.Name, v.Type, v.Multi, v.IncludeAll, v.AllValue)
 				}
@@ -54,7 +55,7 @@ func TestDashboardsStructure(t *testing.T) {
 				}
 			}
 		}
-		for _, want := range []string{"datasource", "host", "unit", "engine", "rank"} {
+		for _, want := range []string{"datasource", "cluster", "job", "instance", "host", "unit", "engine", "rank"} {
 			if !vars[want] {
 				t.Errorf("%s: no template variable %s", name, want)
 			}

@@ -101,6 +101,8 @@ var alertForKind = map[string]string{
 	"throughput_collapse":  "SpecDecThroughputCollapse",
 	"stale":                "SpecDecStale",
 	"format_drift":         "SpecDecFormatDrift",
+	"rank_skew":            "SpecDecRankSkew",
+	"restart_regression":   "SpecDecRestartRegression",
 }
 
 const runbookURL = "https://github.com/specwatch/specwatch/blob/main/docs/runbook.md#"

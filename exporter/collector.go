@@ -101,6 +101,36 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 	}
 	gauge := func(desc *prometheus.Desc, v float64, ok bool) { emit(desc, prometheus.GaugeValue, v, ok, p.base) }
 
+	// A quiet series' figures are the past (model.ExpireAfter without a sample): they leave,
+	// so sums over the fleet lose a stopped engine; a gone one (its unit silent too) also drops
+	// its anomaly gauges and last-sample stamp. Counters stay: they never go back.
+	if !s.Quiet {
+		c.figures(s, p, emit)
+	}
+	if !s.Gone {
+		gauge(d.lastSample, float64(s.LastSample)/1e9, s.LastSample != 0)
+	}
+	for k := range model.NumAnomalyKinds {
+		active := 0.0
+		if s.Active[k] {
+			active = 1
+		}
+		emit(d.anomalyActive, prometheus.GaugeValue, active, !s.Gone, p.anomaly[k])
+		emit(d.anomalies, prometheus.CounterValue, float64(s.Raised[k]), true, p.anomaly[k])
+	}
+	// Kind 0 ("none") is never applied; the four real kinds are always exported so that rate()
+	// sees a series from its first sample.
+	for k := 1; k < len(s.Samples); k++ {
+		emit(d.samples, prometheus.CounterValue, float64(s.Samples[k]), true, p.kinds[k])
+	}
+	return slab
+}
+
+// figures emits the gauges that describe a series' present: its latest figures, the fit, the
+// forecast and the attribution.
+func (c *collector) figures(s *model.SeriesSnapshot, p *seriesPairs, emit func(*prometheus.Desc, prometheus.ValueType, float64, bool, []*dto.LabelPair)) {
+	d := c.d
+	gauge := func(desc *prometheus.Desc, v float64, ok bool) { emit(desc, prometheus.GaugeValue, v, ok, p.base) }
 	gauge(d.commit, s.Commit, s.HasCommit)
 	gauge(d.acceptRate, s.AcceptRate, s.HasAcceptRate)
 	gauge(d.depth, s.AcceptedDepth, s.HasDepth)
@@ -111,30 +141,18 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 	gauge(d.fitA, s.FitA, s.FitOK)
 	gauge(d.fitB, s.FitB, s.FitOK)
 	gauge(d.predTPS, s.PredTPS, s.HasPred)
-	gauge(d.lastSample, float64(s.LastSample)/1e9, s.LastSample != 0)
 
 	for i := range min(s.NForecast, len(s.Forecast)) {
 		f := s.Forecast[i]
 		emit(d.forecast, prometheus.GaugeValue, f.TPS, !forecastSeen(s, i), p.forContext(f.Context))
 	}
+	for i := range min(s.NPos, len(s.PerPos)) {
+		emit(d.acceptByPos, prometheus.GaugeValue, s.PerPos[i], true, p.forPosition(i))
+	}
 	attr := [3]float64{s.AttrAcceptance, s.AttrContext, s.AttrResidual}
 	for i, v := range attr {
 		emit(d.attribution, prometheus.GaugeValue, v, s.AttrOK, p.factor[i])
 	}
-	for k := range model.NumAnomalyKinds {
-		active := 0.0
-		if s.Active[k] {
-			active = 1
-		}
-		emit(d.anomalyActive, prometheus.GaugeValue, active, true, p.anomaly[k])
-		emit(d.anomalies, prometheus.CounterValue, float64(s.Raised[k]), true, p.anomaly[k])
-	}
-	// Kind 0 ("none") is never applied; the four real kinds are always exported so that rate()
-	// sees a series from its first sample.
-	for k := 1; k < len(s.Samples); k++ {
-		emit(d.samples, prometheus.CounterValue, float64(s.Samples[k]), true, p.kinds[k])
-	}
-	return slab
 }
 
 // forecastSeen reports whether the forecast's context i repeats an earlier one (a config list

@@ -14,6 +14,7 @@ var seriesLabels = []string{"host", "unit", "engine", "rank", "container", "name
 type descs struct {
 	commit, acceptRate, depth, context, running, step, tps *prometheus.Desc
 	fitA, fitB, predTPS, forecast, attribution             *prometheus.Desc
+	acceptByPos                                            *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
 	reopens, cursorMissing, lostEntries, skipped, badFiles *prometheus.Desc
@@ -28,6 +29,9 @@ func newDescs() *descs {
 			"Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample."),
 		acceptRate: per("specwatch_accept_rate",
 			"Draft acceptance rate as the engine logs it, as a ratio (0-1), latest sample."),
+		acceptByPos: per("specwatch_accept_rate_by_position",
+			"Share of verify steps whose draft token at this position (label position, 1 = the first draft token) was accepted, as a ratio (0-1): the engine's per-position acceptance, weighted by draft tokens over the long acceptance half-life. Only for engines that state it (vLLM, llama.cpp).",
+			"position"),
 		depth: per("specwatch_accepted_depth",
 			"Mean accepted draft depth (avg_accepted_depth), latest sample."),
 		context: per("specwatch_context_tokens",

@@ -40,7 +40,7 @@ var snapshotShape model.SeriesSnapshot
 
 // maxPerSeries bounds the metrics one series emits: 11 gauges, the forecast, 3 attribution
 // factors, 2 per anomaly kind and the sample kinds. It sizes the per-scrape slab.
-const maxPerSeries = 11 + len(snapshotShape.Forecast) + 3 + 2*int(model.NumAnomalyKinds) + len(snapshotShape.Samples)
+const maxPerSeries = 11 + len(snapshotShape.Forecast) + len(snapshotShape.PerPos) + 3 + 2*int(model.NumAnomalyKinds) + len(snapshotShape.Samples)
 
 // seriesPairs are one series' label pairs, sorted by name as client_golang wants them, built
 // when the series is first scraped (and again if the labels at its ID change) and shared
@@ -52,6 +52,15 @@ type seriesPairs struct {
 	anomaly [model.NumAnomalyKinds][]*dto.LabelPair
 	kinds   [len(snapshotShape.Samples)][]*dto.LabelPair
 	ctx     []ctxPairs
+	pos     [len(snapshotShape.PerPos)][]*dto.LabelPair
+}
+
+// forPosition returns the pairs with label position (1-based), built on first use.
+func (p *seriesPairs) forPosition(i int) []*dto.LabelPair {
+	if p.pos[i] == nil {
+		p.pos[i] = p.with("position", strconv.Itoa(i+1))
+	}
+	return p.pos[i]
 }
 
 type ctxPairs struct {

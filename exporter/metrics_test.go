@@ -96,17 +96,18 @@ func TestCollectorPerSeriesSets(t *testing.T) {
 			}
 		}
 	}
+	nk := int(model.NumAnomalyKinds) // every kind is always exported
 	want := map[string]map[string]int{
 		"gpu07": {"specwatch_commit_length": 1, "specwatch_accept_rate": 1, "specwatch_accepted_depth": 1,
 			"specwatch_context_tokens": 1, "specwatch_running_requests": 1, "specwatch_step_seconds": 1,
 			"specwatch_generation_tokens_per_second": 1, "specwatch_model_step_fixed_seconds": 1,
 			"specwatch_model_step_seconds_per_context_token": 1, "specwatch_model_tokens_per_second": 1,
 			"specwatch_model_tokens_per_second_at_context": 2, "specwatch_throughput_attribution_log_ratio": 3,
-			"specwatch_anomaly_active": 7, "specwatch_anomalies_total": 7, "specwatch_samples_total": 4,
+			"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4,
 			"specwatch_last_sample_timestamp_seconds": 1},
-		"gpu08": {"specwatch_commit_length": 1, "specwatch_context_tokens": 1, "specwatch_anomaly_active": 7,
-			"specwatch_anomalies_total": 7, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1},
-		"gpu09": {"specwatch_anomaly_active": 7, "specwatch_anomalies_total": 7, "specwatch_samples_total": 4},
+		"gpu08": {"specwatch_commit_length": 1, "specwatch_context_tokens": 1, "specwatch_anomaly_active": nk,
+			"specwatch_anomalies_total": nk, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1},
+		"gpu09": {"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4},
 	}
 	for host, w := range want {
 		if len(has[host]) != len(w) {
@@ -136,8 +137,8 @@ func TestCollectorInvalidUTF8AndMaxSeries(t *testing.T) {
 	if _, err := m.Registry().Gather(); err != nil {
 		t.Fatalf("invalid UTF-8 in a label must not fail the scrape: %v", err)
 	}
-	if n := testutil.CollectAndCount(m.Registry(), "specwatch_anomaly_active"); n != 14 {
-		t.Errorf("MaxSeries 2: %d anomaly_active series, want 14", n)
+	if n, want := testutil.CollectAndCount(m.Registry(), "specwatch_anomaly_active"), 2*int(model.NumAnomalyKinds); n != want {
+		t.Errorf("MaxSeries 2: %d anomaly_active series, want %d", n, want)
 	}
 	m.ObserveStep(0, src.Snaps[0].Labels, 0.05)
 	m.ObserveStep(2, src.Snaps[2].Labels, 0.05) // ID 2 ≥ MaxSeries

@@ -41,7 +41,7 @@ func (r *Reader) nextJSON(e *Entry) error {
 
 // fill overwrites e; an empty _SYSTEMD_UNIT counts as absent.
 func fill(f *record.Fields, e *Entry) {
-	*e = Entry{Time: f.Time, Host: f.Host, Unit: f.Unit, Message: f.Msg, Cursor: f.Cursor}
+	*e = Entry{Time: f.Time, Host: f.Host, Unit: f.Unit, Message: f.Msg, Cursor: f.Cursor, Container: f.Container()}
 	if len(f.Unit) == 0 {
 		e.Unit = f.Ident
 	}

@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/specwatch/specwatch/ingest/containerlog"
 )
 
 // Shape is how a stream encodes its records. Operators hand specwatch whatever they have (a file
@@ -20,6 +22,10 @@ const (
 	JSON
 	// Export is `journalctl -o export`: binary-safe fields, entries separated by blank lines.
 	Export
+	// DockerJSON is Docker's json-file log: one {"log","stream","time"} object a line.
+	DockerJSON
+	// CRI is a Kubernetes container log: `TIME STREAM P|F MESSAGE` a line.
+	CRI
 )
 
 // String returns the lower-case name used in flags and messages.
@@ -33,6 +39,10 @@ func (s Shape) String() string {
 		return "json"
 	case Export:
 		return "export"
+	case DockerJSON:
+		return "docker-json"
+	case CRI:
+		return "cri"
 	}
 	return "shape(" + strconv.Itoa(int(s)) + ")"
 }
@@ -60,6 +70,13 @@ func detect(p []byte) (s Shape, more bool) {
 	}
 	if p[i] == '{' {
 		return detectJSON(p[i:])
+	}
+	if k := bytes.IndexByte(p, '\n'); k >= 0 {
+		if containerlog.Sniff(p[:k]) == containerlog.CRI {
+			return CRI, false
+		}
+	} else if criPrefix(p) {
+		return Raw, true // a CRI record's time so far: its line decides
 	}
 	j := 0
 	for j < len(p) && (p[j] == '\n' || p[j] == '\r') {
@@ -90,6 +107,9 @@ func detectJSON(p []byte) (Shape, bool) {
 		if hasJSONKey(line, key) {
 			return JSON, false
 		}
+	}
+	if complete && containerlog.Sniff(line) == containerlog.DockerJSON {
+		return DockerJSON, false
 	}
 	return Raw, !complete
 }
@@ -225,4 +245,27 @@ func le64(b []byte) uint64 {
 	_ = b[7]
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// criPrefix reports whether p, a first line without its end yet, still begins like a CRI
+// record's RFC 3339 time.
+func criPrefix(p []byte) bool {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	for i := 0; i < len(p) && i < len(layout); i++ {
+		switch c := p[i]; layout[i] {
+		case 'd':
+			if c < '0' || c > '9' {
+				return false
+			}
+		case 'T':
+			if c != 'T' && c != 't' {
+				return false
+			}
+		default:
+			if c != layout[i] {
+				return false
+			}
+		}
+	}
+	return true
 }

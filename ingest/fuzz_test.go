@@ -34,9 +34,11 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte(bin("MESSAGE", "a\nb") + "\n"))
 	f.Add([]byte("FOO\n\x02\x00\x00\x00\x00\x00\x00\x00xy\nMESSAGE=x\n\n"))
 	f.Add([]byte("\x1e{\"MESSAGE\":\"x\"}\n"))
+	f.Add([]byte("2026-11-20T09:00:00.5Z stderr P a\n2026-11-20T09:00:00Z stderr F b\n"))
+	f.Add([]byte(`{"log":"a\n","stream":"stderr","time":"2026-11-20T09:00:00Z"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := Detect(data)
-		if s != Raw && s != JSON && s != Export {
+		if s != Raw && s != JSON && s != Export && s != DockerJSON && s != CRI {
 			t.Fatalf("Detect = %v", s)
 		}
 		if again := Detect(bytes.Clone(data)); again != s {
@@ -106,6 +108,20 @@ func FuzzReaderExport(f *testing.F) {
 	f.Add([]byte(bin("MESSAGE", "a\nb")+"\n"+bin("MESSAGE", "")), uint16(2))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint16) {
 		fuzzReader(t, Export, data, limit)
+	})
+}
+
+// FuzzReaderContainer reads container runtime logs: chunked delivery changes nothing, and
+// nothing panics on damage.
+func FuzzReaderContainer(f *testing.F) {
+	f.Add([]byte("2026-11-20T09:00:00.5Z stderr P a\n2026-11-20T09:00:00Z stdout F x\n2026-11-20T09:00:00Z stderr F b\n"), uint16(4), false)
+	f.Add([]byte(`{"log":"a","stream":"stderr","time":"2026-11-20T09:00:00Z"}`+"\n"+`{"log":"b\n","stream":"stderr","time":"2026-11-20T09:00:01Z"}`+"\n"), uint16(3), true)
+	f.Fuzz(func(t *testing.T, data []byte, limit uint16, docker bool) {
+		shape := CRI
+		if docker {
+			shape = DockerJSON
+		}
+		fuzzReader(t, shape, data, limit)
 	})
 }
 

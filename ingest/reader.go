@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/specwatch/specwatch/ingest/containerlog"
 	"github.com/specwatch/specwatch/ingest/record"
 )
 
@@ -54,8 +55,11 @@ type Reader struct {
 	discard bool  // the rest of a truncated line is still to be skipped
 	empties int   // consecutive empty reads, to stop a broken source spinning
 
-	fields record.Scratch // reused storage for field values that cannot point into buf
-	key    []byte         // an export binary field's name, kept while its payload is read
+	fields record.Scratch        // reused storage for field values that cannot point into buf
+	lines  *containerlog.Decoder // DockerJSON and CRI: joins partial records
+	// DockerJSON and CRI: the container's identity from the path (Name)
+	container, namespace, pod []byte
+	key                       []byte // an export binary field's name, kept while its payload is read
 }
 
 // NewReader peeks at r to detect its shape unless opts forces one. Peeking reads only until the
@@ -74,7 +78,7 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 	// newline.
 	rd.limit = max(rd.max+16, PeekSize)
 	rd.buf = make([]byte, min(startSize, rd.limit))
-	if rd.shape < Raw || rd.shape > Export {
+	if rd.shape < Raw || rd.shape > CRI {
 		rd.shape = rd.detectShape()
 	}
 	return rd
@@ -122,6 +126,8 @@ func (r *Reader) Next(e *Entry) error {
 		return r.nextJSON(e)
 	case Export:
 		return r.nextExport(e)
+	case DockerJSON, CRI:
+		return r.nextContainer(e)
 	}
 	return r.nextRaw(e)
 }

@@ -14,15 +14,20 @@ const (
 	ThroughputCollapse
 	Stale
 	FormatDrift
+	RankSkew
+	RestartRegression
 	NumAnomalyKinds
 )
 
 var anomalyNames = [NumAnomalyKinds]string{"commit_len_stuck", "metrics_inconsistent", "acceptance_drop",
-	"step_time_regression", "throughput_collapse", "stale", "format_drift"}
+	"step_time_regression", "throughput_collapse", "stale", "format_drift", "rank_skew", "restart_regression"}
 
-// Severities: a drafter that contributes nothing or a collapse costs most of the throughput now;
-// the rest deserve a look.
-var anomalySeverity = [NumAnomalyKinds]string{"critical", "warning", "warning", "warning", "critical", "warning", "warning"}
+// Severities: critical only where speculation itself is broken — a drafter that contributes
+// nothing, or engine figures that contradict each other (every number built on them is wrong).
+// A slowdown, however deep, is a warning: the service still serves, and a page at night for
+// throughput that context or text explains is the false alarm operators learn to ignore.
+var anomalySeverity = [NumAnomalyKinds]string{"critical", "critical", "warning", "warning", "warning", "warning", "warning",
+	"warning", "warning"}
 
 func (k AnomalyKind) String() string {
 	if k < NumAnomalyKinds {

@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"math"
+
+	"github.com/specwatch/specwatch/model/internal/attribute"
+)
 
 // AttributionWindow summarises one window (baseline or current) of a series.
 // Fields that were not observed are ≤ 0 and derived where possible.
@@ -66,51 +70,20 @@ func (a Attribution) Shares() (acceptance, context, residual float64) {
 // both are taken as 1, Batch is 0, and a change of batch size, if the
 // TPS figures are batch totals, shows in the Residual.
 func Attribute(base, cur AttributionWindow, a, b float64) (Attribution, bool) {
-	return attribute(base, cur, a+b*base.Context, a+b*cur.Context)
+	return attributeAt(base, cur, a+b*base.Context, a+b*cur.Context)
 }
 
 // AttributeFunc is Attribute with an arbitrary step model.
 func AttributeFunc(base, cur AttributionWindow, step func(ctx float64) float64) (Attribution, bool) {
-	return attribute(base, cur, step(base.Context), step(cur.Context))
+	return attributeAt(base, cur, step(base.Context), step(cur.Context))
 }
 
-func attribute(w1, w2 AttributionWindow, m1, m2 float64) (Attribution, bool) {
-	if !(w1.Running > 0) || !(w2.Running > 0) || math.IsInf(w1.Running, 0) || math.IsInf(w2.Running, 0) {
-		w1.Running, w2.Running = 1, 1
-	}
-	var ok1, ok2 bool
-	w1, ok1 = w1.derive()
-	w2, ok2 = w2.derive()
-	if !ok1 || !ok2 || !(m1 > 0) || !(m2 > 0) || math.IsInf(m1, 0) || math.IsInf(m2, 0) {
+// attributeAt is the decomposition (model/internal/attribute) with predictions m1 and m2.
+func attributeAt(w1, w2 AttributionWindow, m1, m2 float64) (Attribution, bool) {
+	r, ok := attribute.Decompose(attribute.Window(w1), attribute.Window(w2), m1, m2)
+	if !ok {
 		return Attribution{}, false
 	}
-	at := Attribution{Baseline: w1, Current: w2, BaselineModel: m1, CurrentModel: m2}
-	at.Total = math.Log(w2.TPS / w1.TPS)
-	at.Batch = math.Log(w2.Running / w1.Running)
-	at.LogRatio = at.Total - at.Batch
-	at.Acceptance = math.Log(w2.Commit / w1.Commit)
-	at.Context = -math.Log(m2 / m1)
-	// The residual is computed as a remainder so the identity is exact in
-	// floating point; it equals −ln[(s2/m2)/(s1/m1)] for s = c·r/T.
-	at.Residual = at.LogRatio - at.Acceptance - at.Context
-	return at, true
-}
-
-// derive fills a missing Step or TPS from T = c·r/s; a measured Step is
-// kept as given even when TPS is present. Running is valid here.
-func (w AttributionWindow) derive() (AttributionWindow, bool) {
-	if !(w.Commit > 0) || math.IsInf(w.Commit, 0) {
-		return w, false
-	}
-	tpsOK := w.TPS > 0 && !math.IsInf(w.TPS, 0)
-	stepOK := w.Step > 0 && !math.IsInf(w.Step, 0)
-	switch {
-	case tpsOK && !stepOK:
-		w.Step = w.Commit * w.Running / w.TPS
-	case stepOK && !tpsOK:
-		w.TPS = w.Commit * w.Running / w.Step
-	case !tpsOK:
-		return w, false
-	}
-	return w, true
+	return Attribution{Total: r.Total, Batch: r.Batch, LogRatio: r.LogRatio, Acceptance: r.Acceptance, Context: r.Context,
+		Residual: r.Residual, Baseline: AttributionWindow(r.Base), Current: AttributionWindow(r.Cur), BaselineModel: m1, CurrentModel: m2}, true
 }

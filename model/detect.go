@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/specwatch/specwatch/model/internal/explain"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -102,22 +103,4 @@ func (se *Series) collapseCheck(p *point, pred float64) {
 }
 
 // contextPhrase names a context value in the series' unit.
-func (se *Series) contextPhrase(ctx float64) string {
-	if se.kvContext {
-		return sprintf("%.1f %% KV cache usage", ctx)
-	}
-	return sprintf("%s tokens of context", thousands(ctx))
-}
-
-// thousands formats 5553 as "5,553".
-func thousands(v float64) string {
-	n := int64(math.Round(v))
-	if n < 0 {
-		return "-" + thousands(float64(-n))
-	}
-	s := sprintf("%d", n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func (se *Series) contextPhrase(ctx float64) string { return explain.Context(ctx, se.kvContext) }

@@ -4,6 +4,9 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/specwatch/specwatch/model/internal/explain"
+	"github.com/specwatch/specwatch/model/internal/window"
 )
 
 // fitA and fitBPer are the fit in the units people read: seconds, and seconds per 1k tokens
@@ -76,19 +79,20 @@ func (se *Series) report() SeriesReport {
 	}
 	att, ok := se.attribution()
 	if ok {
-		r.Attribution = attributionJSON(att, se.win.best, se.win.last)
+		r.Attribution = attributionJSON(att, &se.win.Best, &se.win.Last)
 	}
 	r.Verdict, r.Explanation = se.verdict(att, ok)
+	se.fusionReport(&r)
 	return r
 }
 
 // attribution explains the latest full window against the best one with the current fit.
 func (se *Series) attribution() (Attribution, bool) {
-	if !se.win.full() || se.fit.N() < fitWarmup {
+	if !se.win.Full() || se.fit.N() < fitWarmup {
 		return Attribution{}, false
 	}
 	a, b := se.fit.Coef()
-	return Attribute(se.win.best.mean(), se.win.last.mean(), a, b)
+	return Attribute(mean(&se.win.Best), mean(&se.win.Last), a, b)
 }
 
 func (se *Series) forecast() []Forecast {
@@ -107,9 +111,9 @@ func (se *Series) forecast() []Forecast {
 	return out
 }
 
-func attributionJSON(a Attribution, best, last window) *AttributionJSON {
-	win := func(w window, m AttributionWindow) WindowJSON {
-		return WindowJSON{Start: time.Unix(0, w.start).UTC(), End: time.Unix(0, w.end).UTC(), TPS: round(m.TPS, 2),
+func attributionJSON(a Attribution, best, last *window.Sum) *AttributionJSON {
+	win := func(w *window.Sum, m AttributionWindow) WindowJSON {
+		return WindowJSON{Start: time.Unix(0, w.Start).UTC(), End: time.Unix(0, w.End).UTC(), TPS: round(m.TPS, 2),
 			Context: round(m.Context, 1), CommitLen: round(m.Commit, 3), StepMS: round(m.Step*1000, 2), Running: round(m.Running, 2)}
 	}
 	return &AttributionJSON{
@@ -133,14 +137,14 @@ const fallThreshold = -0.105 // ln(0.9)
 func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 	var b strings.Builder
 	verdict := "healthy"
-	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, FormatDrift, Stale} {
+	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, FormatDrift, Stale} {
 		if !se.counts(k) {
 			continue
 		}
 		switch k {
 		case CommitLenStuck, MetricsInconsistent, ThroughputCollapse:
 			verdict = "anomalous"
-		case AcceptanceDrop, StepTimeRegression:
+		case AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression:
 			if verdict == "healthy" {
 				verdict = "degraded"
 			}
@@ -148,9 +152,12 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 		b.WriteString(se.anomalySentence(k))
 		b.WriteString(" ")
 	}
+	if se.rs.note != "" {
+		b.WriteString(se.rs.note + " ")
+	}
 	if !ok {
 		if se.fit.N() < fitWarmup {
-			b.WriteString(sprintf("Not enough decode samples for a step model yet (%d of %d).", se.fit.N(), fitWarmup))
+			b.WriteString(se.noFitReason())
 		} else {
 			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))
 		}
@@ -168,10 +175,16 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 				verdict = "degraded"
 			}
 			b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
-				100*share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
+				100*explain.Share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
 		} else {
-			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): expected, not a regression.",
-				pct(share(a.Residual, a.LogRatio)), pct(math.Exp(-a.Residual)-1)))
+			// "Expected" only when nothing else judged the series: under an anomaly's verdict
+			// the same words contradicted the badge above them (issue 19).
+			conclusion := "expected, not a regression"
+			if verdict != "healthy" {
+				conclusion = "no step-time regression; the verdict is the anomaly's"
+			}
+			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
+				explain.Pct(explain.Share(a.Residual, a.LogRatio)), explain.Pct(math.Exp(-a.Residual)-1), conclusion))
 			if verdict == "healthy" {
 				verdict = "expected"
 			}
@@ -180,66 +193,16 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 	return verdict, strings.TrimSpace(b.String())
 }
 
-// pct is a fraction in whole percent, without the "-0" that rounding a tiny negative gives.
-func pct(x float64) float64 {
-	if v := math.Round(100 * x); v != 0 {
-		return v
-	}
-	return 0
-}
-
-func share(x, total float64) float64 {
-	if math.Abs(total) < 1e-9 {
-		return 0
-	}
-	return x / total
-}
-
-// explainChange writes the engineer's conclusion: from what to what, and why.
+// explainChange writes the engineer's conclusion: from what to what, and why
+// (model/internal/explain).
 func (se *Series) explainChange(b *strings.Builder, a Attribution) {
-	w1, w2 := a.Baseline, a.Current
-	fitTxt := sprintf("fit: %.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit())
-	if a.LogRatio >= fallThreshold && a.Total >= fallThreshold {
-		b.WriteString(sprintf("Throughput %s tok/s at %s, commit length %.2f, steps %.0f ms (%s); best sustained %s tok/s.",
-			num(w2.TPS), se.contextPhrase(w2.Context), w2.Commit, w2.Step*1000, fitTxt, num(w1.TPS)))
-		return
+	w := func(w AttributionWindow) explain.Window {
+		return explain.Window{TPS: w.TPS, Commit: w.Commit, Context: w.Context, Step: w.Step, Running: w.Running}
 	}
-	b.WriteString(sprintf("Throughput fell from %s to %s tok/s.", num(w1.TPS), num(w2.TPS)))
-	if a.LogRatio >= fallThreshold {
-		b.WriteString(sprintf(" Fewer requests ran (%.1f → %.1f); per request, throughput changed %+.0f %%: nothing slowed down.",
-			w1.Running, w2.Running, 100*(math.Exp(a.LogRatio)-1)))
-		return
-	}
-	if math.Abs(a.Batch) > 0.05 {
-		b.WriteString(sprintf(" Running requests %.1f → %.1f; per request, throughput changed %+.0f %%.", w1.Running, w2.Running, 100*(math.Exp(a.LogRatio)-1)))
-	}
-	verb := "grew"
-	if w2.Context < w1.Context {
-		verb = "fell"
-	}
-	if se.kvContext {
-		b.WriteString(sprintf(" KV cache usage %s %.1f → %.1f %%", verb, w1.Context, w2.Context))
-	} else {
-		b.WriteString(sprintf(" Context %s %s → %s tokens", verb, thousands(w1.Context), thousands(w2.Context)))
-	}
-	b.WriteString(sprintf(": steps %.0f → %.0f ms (%s), %.0f %% of the fall.", a.BaselineModel*1000, a.CurrentModel*1000,
-		fitTxt, 100*share(a.Context, a.LogRatio)))
-	cverb := "fell"
-	if w2.Commit > w1.Commit {
-		cverb = "rose"
-	}
-	b.WriteString(sprintf(" Commit length %s %.1f → %.1f, %.0f %%.", cverb, w1.Commit, w2.Commit, 100*share(a.Acceptance, a.LogRatio)))
-}
-
-// num prints tok/s as people quote them: 140, 29.5, 0.7.
-func num(v float64) string {
-	switch {
-	case v >= 100:
-		return sprintf("%.0f", v)
-	case v >= 10:
-		return sprintf("%.1f", v)
-	}
-	return sprintf("%.2f", v)
+	explain.Write(b, explain.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch,
+		LogRatio: a.LogRatio, Acceptance: a.Acceptance, Context: a.Context, BaseModel: a.BaselineModel,
+		CurModel: a.CurrentModel}, fallThreshold, se.kvContext,
+		sprintf("%.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit()))
 }
 
 func (se *Series) anomalySentence(k AnomalyKind) string {

@@ -1,118 +1,20 @@
 package model
 
-import "math"
+import "github.com/specwatch/specwatch/model/internal/idle"
 
-// idleDetector recognises SGLang's after-idle artefact: the throughput figure is tokens since
-// the previous line over wall time since then, so the first line after a pause implies a step
-// as long as the pause divided by the log interval. Such a line is kept for the record but out
-// of fits and alarms.
-//
-// The test is the gap between lines, not the implied step: a busy engine logs at a steady
-// rhythm (every 40 steps, and steps change slowly with context), so a line whose gap is several
-// times the recent rhythm followed a pause. The implied step cannot tell by itself, because it
-// is the gap divided by 40 either way, and a fit learned from polluted points would vouch for
-// them. vLLM logs on a fixed 10 s clock instead; there the first busy interval after an idle
-// line ("Running: 0 reqs") is the artefact.
-type idleDetector struct {
-	lastT   int64
-	lastCtx float64
-	lastRun float64
-	gaps    [8]float64 // recent gaps between regular lines, seconds
-	ng      int
-	// sorted holds gaps[:min(ng, 8)] in ascending order, kept up to date as gaps are replaced,
-	// so that the median is read rather than sorted for every point: sorting 8 values took
-	// 195 instructions per decode point, 58 M of analyze's 4,347 M on the chatty corpus
-	// (cachegrind). BenchmarkIdleMedian (read and replace) against BenchmarkIdleMedianSort
-	// (the sort it replaced): 138 vs 295 instructions per op, median 9.0 vs 29.0 ns/op over
-	// 5 runs.
-	sorted    [8]float64
-	seenIdle  bool // an interval with nothing running was logged since the last point
-	longPrev  bool // the previous line came after a long gap
-	hasPoints bool
-}
-
-func (d *idleDetector) sawIdle() { d.seenIdle = true }
-
-// check classifies p. wallAveraged says the step was derived from a wall-time average (SGLang
-// gen throughput, vLLM interval throughput) rather than logged directly.
-func (d *idleDetector) check(p *point, se *Series, wallAveraged bool) bool {
-	gap := float64(p.t-d.lastT) / 1e9
-	first, afterIdle := !d.hasPoints, d.seenIdle
-	// The same requests kept decoding if the context grew by what the interval generated: then
-	// nothing was idle, however long the gap (a collapse stretches gaps too).
-	// The test is tight (within half of the expected growth) because a new request whose
-	// prompt happens to be near the old context must not pass for the same one.
-	grown := p.ctx - d.lastCtx
-	expect := float64(se.opts.DecodeLogInterval) * p.commit * p.running
-	continued := p.hasCtx && !first && p.running == d.lastRun && math.Abs(grown-expect) <= expect/2
-	d.hasPoints, d.lastT, d.seenIdle, d.lastCtx, d.lastRun = true, p.t, false, p.ctx, p.running
-	if !wallAveraged {
-		return false
+// isIdle reports whether p is an after-idle artefact (model/internal/idle), kept for the
+// record but out of fits and alarms. wallAveraged says its step was derived from a wall-time
+// average rather than logged.
+func (se *Series) isIdle(p *point, wallAveraged bool) bool {
+	e := &se.idleEnv
+	if e.Cadence == nil {
+		*e = idle.Env{KV: se.kvContext, Cadence: &se.learn.cadence, Fit: &se.fit, FitWarmup: fitWarmup}
 	}
-	if first || afterIdle {
-		return true
+	e.Interval, _ = se.DecodeInterval()
+	e.Factor = se.opts.IdleFactor
+	after, untrusted := se.idle.Check(p.t, p.ctx, p.commit, p.running, p.step, p.hasCtx, wallAveraged, e)
+	if untrusted {
+		se.learn.skipped.Untrusted++
 	}
-	if se.kvContext {
-		return false // vLLM logs on a clock: only the interval after an idle one is diluted
-	}
-	f := se.opts.IdleFactor
-	typical := d.median()
-	long := d.ng > 0 && gap > f*typical
-	longPrev := d.longPrev
-	d.longPrev = long
-	var idle bool
-	switch {
-	case long:
-		// A long gap is a pause, unless the slow rhythm persists over a second line of the same
-		// requests: then the engine itself slowed down (a collapse), and that must be seen.
-		idle = !(continued && longPrev)
-	case continued:
-		idle = false
-	case d.ng == 0:
-		// No rhythm known yet and not a continuation: while the fit has nothing to check
-		// against, only lines that provably continue the previous one are trusted.
-		idle = true
-	case gap > 1.5*typical && se.fit.N() >= fitWarmup && p.hasCtx:
-		// A shorter pause still inflates the step: the warm fit says by how much.
-		idle = p.step > 2*se.fit.Predict(p.ctx)
-	}
-	if !idle {
-		d.addGap(gap)
-	}
-	return idle
-}
-
-// addGap records a regular gap, replacing the oldest of the last 8, in gaps and in sorted: the
-// new gap takes the replaced one's place in sorted and moves to its own.
-func (d *idleDetector) addGap(gap float64) {
-	slot := d.ng % len(d.gaps)
-	k := d.ng // before the 8th gap, the new one starts at the end of sorted
-	if d.ng >= len(d.gaps) {
-		old := d.gaps[slot] // gaps are finite, so == finds it
-		for k = 0; k < len(d.sorted)-1 && d.sorted[k] != old; k++ {
-		}
-		for k+1 < len(d.sorted) && d.sorted[k+1] < gap {
-			d.sorted[k] = d.sorted[k+1]
-			k++
-		}
-	}
-	for k > 0 && d.sorted[k-1] > gap {
-		d.sorted[k] = d.sorted[k-1]
-		k--
-	}
-	d.sorted[k] = gap
-	d.gaps[slot] = gap
-	d.ng++
-}
-
-// median of the recorded gaps (0 before the first): the middle of sorted.
-func (d *idleDetector) median() float64 {
-	n := min(d.ng, len(d.gaps))
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return d.sorted[n/2]
-	}
-	return (d.sorted[n/2-1] + d.sorted[n/2]) / 2
+	return after
 }

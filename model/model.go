@@ -19,8 +19,9 @@ type Set struct {
 	overflow int64
 	units    map[string]int64 // last entry per "host\x00unit", for stale (live)
 	ukey     []byte
-	fitBuf   []float64        // the series' Theil–Sen scratch, shared: they are fitted one at a time
-	recent   [16]recentSeries // lookup's cache, by the key's last byte and length
+	fitBuf   []float64             // the series' Theil–Sen scratch, shared: they are fitted one at a time
+	recent   [16]recentSeries      // lookup's cache, by the key's last byte and length
+	groups   map[string]*peerGroup // the ranks of each engine process, for rank_skew
 }
 
 // recentSeries is a slot of lookup's cache: a series and its key.
@@ -165,6 +166,7 @@ func (m *Set) lookup(s *parse.Sample) *Series {
 	se.key = string(k)
 	m.series[se.key] = se
 	m.order = append(m.order, se)
+	m.joinGroup(se)
 	return se
 }
 

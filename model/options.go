@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
 )
 
 // Options configure a Set. Zero fields take the defaults below; cmd/specwatch maps the config
@@ -52,6 +53,9 @@ type Options struct {
 	RegressionMinEffect float64
 	// WarmupWindows before the sequential tests are armed.
 	WarmupWindows int
+	// SlowDrift is acceptance_drop's second test, for drifts too slow for the first: the last
+	// half hour against a baseline kept an hour behind (zero fields: its defaults).
+	SlowDrift slowdrift.Options
 
 	// CollapseRatio: measured below CollapseRatio × predicted tok/s for CollapseSamples
 	// consecutive samples raises throughput_collapse; above CollapseClearRatio clears it.
@@ -60,6 +64,9 @@ type Options struct {
 
 	// StaleAfter: a series silent this long while its unit still logs is stale (live only).
 	StaleAfter time.Duration
+	// ExpireAfter: a series silent this long leaves the exported gauges (expire.go; live only).
+	// Negative disables expiry; zero means DefaultExpireAfter.
+	ExpireAfter time.Duration
 
 	// DriftLines: format_drift looks at the last DriftLines marker lines of a unit and raises
 	// when at least DriftFraction of them were malformed.
@@ -71,6 +78,10 @@ type Options struct {
 	// ResidualDegraded: a residual below −ResidualDegraded (log ratio) makes a sustained drop
 	// "degraded" rather than "expected".
 	ResidualDegraded float64
+	// PositionCost is the cost of one more draft position, as a share of a verify step
+	// (drafting it and verifying it): the per-position advice drops a position that adds
+	// fewer tokens per step than PositionCost × commit length (docs/report.md).
+	PositionCost float64
 }
 
 // Defaults. The sequential-test parameters follow from the false-alarm budget written in
@@ -85,6 +96,7 @@ const (
 	DefaultIdleFactor          = 3
 	DefaultShortHalfLife       = 2 * time.Minute
 	DefaultLongHalfLife        = 2 * time.Hour
+	DefaultPositionCost        = 0.03
 	DefaultStuckSamples        = 3
 	DefaultStuckClear          = 3
 	DefaultInconsistentSamples = 2
@@ -103,6 +115,7 @@ const (
 	DefaultCollapseClearRatio  = 0.8
 	DefaultCollapseSamples     = 5
 	DefaultStaleAfter          = 5 * time.Minute
+	DefaultExpireAfter         = 10 * time.Minute
 	DefaultDriftLines          = 100
 	DefaultDriftFraction       = 0.2
 	DefaultResidualDegraded    = 0.15
@@ -132,6 +145,9 @@ func (o *Options) setDefaults() {
 	deff(&o.IdleFactor, DefaultIdleFactor)
 	defd(&o.ShortHalfLife, DefaultShortHalfLife)
 	defd(&o.LongHalfLife, DefaultLongHalfLife)
+	if o.PositionCost <= 0 {
+		o.PositionCost = DefaultPositionCost
+	}
 	def(&o.StuckSamples, DefaultStuckSamples)
 	def(&o.StuckClear, DefaultStuckClear)
 	def(&o.InconsistentSamples, DefaultInconsistentSamples)
@@ -146,10 +162,14 @@ func (o *Options) setDefaults() {
 	deff(&o.RegressionH, DefaultRegressionH)
 	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)
 	def(&o.WarmupWindows, DefaultWarmupWindows)
+	o.SlowDrift.PerValue = o.Window // it is fed the drop test's window means
 	deff(&o.CollapseRatio, DefaultCollapseRatio)
 	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
 	def(&o.CollapseSamples, DefaultCollapseSamples)
 	defd(&o.StaleAfter, DefaultStaleAfter)
+	if o.ExpireAfter == 0 {
+		o.ExpireAfter = DefaultExpireAfter
+	}
 	def(&o.DriftLines, DefaultDriftLines)
 	deff(&o.DriftFraction, DefaultDriftFraction)
 	deff(&o.ResidualDegraded, DefaultResidualDegraded)

@@ -22,7 +22,7 @@ func (m *Set) Plots() []SeriesPlot {
 }
 
 func (se *Series) plot() SeriesPlot {
-	p := SeriesPlot{Labels: se.labels, ContextUnit: "tokens", Points: append([]HistoryPoint(nil), se.hist.pts...)}
+	p := SeriesPlot{Labels: se.labels, ContextUnit: "tokens", Points: append([]HistoryPoint(nil), se.hist.Pts...)}
 	if se.kvContext {
 		p.ContextUnit = "kv_percent"
 	}

@@ -81,8 +81,14 @@ type SeriesReport struct {
 	Forecast    []Forecast       `json:"forecast,omitempty"`
 	Attribution *AttributionJSON `json:"attribution,omitempty"`
 	Anomalies   []AnomalyJSON    `json:"anomalies"`
-	Verdict     string           `json:"verdict,omitempty"`
-	Explanation string           `json:"explanation,omitempty"`
+	// PerPosition is acceptance per draft position, where the engine states it (vLLM, llama.cpp).
+	PerPosition *PerPosition `json:"per_position,omitempty"`
+	// Events are the series' restarts (seen by the scrape source), with their time.
+	Events []EventJSON `json:"events,omitempty"`
+	// Sources says which input gave which figure: logs, the engine's /metrics, or both.
+	Sources     *Sources `json:"sources,omitempty"`
+	Verdict     string   `json:"verdict,omitempty"`
+	Explanation string   `json:"explanation,omitempty"`
 }
 
 // StepModel is the fitted step = a + b·context, in the units people read.

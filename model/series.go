@@ -4,7 +4,13 @@ import (
 	"math"
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/model/internal/idle"
+	"github.com/specwatch/specwatch/model/internal/position"
+	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/internal/window"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -25,7 +31,7 @@ type Series struct {
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
 	commitSrc   uint8
-	pointSrc    uint8 // likewise for decode points (step, context)
+	pointSrc    uint8 // which lines drive the fit: the first kind, or a logged step (learn.go)
 	commitQ     estimate.Quantiles
 	short, long estimate.EWMA
 
@@ -38,17 +44,22 @@ type Series struct {
 	snapLo, snapHi float64
 	lo, hi         float64 // context range the live fit has learned
 
-	idle    idleDetector
+	idle    idle.Detector
+	idleEnv idle.Env // what the idle test reads of the series (idle.go)
+	learn   learned
 	pending vllmPending
 	cur     current
 
 	tps tpsStats
-	win windows
+	win window.Pair
 
 	stuck, inconsistent, collapse streak
-	drop                          dropDetector
-	regress                       regressionDetector
-	drift                         driftDetector
+	drop                          drift.Drop
+	slow                          slowdrift.Detector
+	regress                       drift.Regression
+	drift                         drift.Format
+	peer                          peerState
+	rs                            restartState
 
 	anomalies []Anomaly
 	active    [NumAnomalyKinds]int
@@ -57,6 +68,12 @@ type Series struct {
 	hist      history
 	kindCount [numSampleKinds]int64
 	points    int64
+
+	fus      fusion.Choice // which source gives which figure (fusion.go)
+	pos      position.Acc  // acceptance per draft position (position.go)
+	events   []EventJSON   // restarts seen by the scrape source
+	restarts int64
+	expiry   expiry // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -98,10 +115,12 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		fit:       estimate.NewRLS(opts.Fit),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
+		slow:      slowdrift.New(opts.SlowDrift),
 		regress:   newRegressionDetector(opts),
 		drift:     newDriftDetector(opts),
-		win:       newWindows(opts.AttributionWindow),
+		win:       window.New(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
+		fus:       fusion.New(),
 	}
 	for k := range se.active {
 		se.active[k] = -1
@@ -123,10 +142,12 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
 	}
-	se.drift.observe(false, s.Time, se)
+	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
+	se.fus.See(s.Source)
+	se.perPosition(s)
 	switch s.Kind {
 	case parse.KindDecode:
 		if s.Engine == parse.EngineVLLM {
@@ -135,12 +156,20 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.decode(s)
 	case parse.KindSpec:
+		if s.Event == parse.EventTotals {
+			return // cumulative since the engine started: right, but not the current acceptance
+		}
 		se.spec(s)
+	case parse.KindEvent:
+		se.event(s) // a restart the scrape source saw is listed (fusion.go)
+		if s.Event == parse.EventDrafterInit || s.Event == parse.EventRestart {
+			se.restarted(s.Time)
+		}
 	}
 }
 
 // observeMalformed counts a line that carried this series' marker but did not parse.
-func (se *Series) observeMalformed(t int64) { se.drift.observe(true, t, se) }
+func (se *Series) observeMalformed(t int64) { se.observeFormat(true, t) }
 
 // Commit sources.
 const (
@@ -162,14 +191,18 @@ func (se *Series) decode(s *parse.Sample) {
 		src = srcDecode
 	}
 	se.checkConsistency(s, commit, hasCommit)
-	if hasCommit {
+	accepts := (hasCommit || s.Has(parse.AcceptRate)) && se.takeCommit(s)
+	if hasCommit && accepts {
 		se.commitSample(src, s.Time, commit, running, hasRunning)
 	}
-	if v, ok := s.Get(parse.AcceptRate); ok {
+	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
+	}
 	if hasRunning && running == 0 {
-		se.idle.sawIdle()
+		se.idle.SawIdle()
 		return // no decode ran in this interval
 	}
 	p.running = 1
@@ -187,31 +220,7 @@ func (se *Series) decode(s *parse.Sample) {
 	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
 		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds
 	}
-	if se.pointSrc == srcNone {
-		se.pointSrc = src
-	}
-	if src != se.pointSrc {
-		return // one kind of line drives the fit, or gaps and statistics would count twice
-	}
-	switch {
-	case hasStep:
-		p.step = step
-		switch {
-		case hasTPS:
-			p.tps = tps
-		case p.hasCommit:
-			p.tps = p.commit * p.running / step
-		default:
-			p.tps = math.NaN()
-		}
-	case hasTPS && tps > 0 && p.hasCommit:
-		p.tps = tps
-		p.step = p.commit * p.running / tps
-	default:
-		return
-	}
-	p.idle = se.idle.check(&p, se, hasTPS && !hasStep)
-	se.apply(&p)
+	se.decodePoint(&p, s, hasStep, hasTPS, step, tps)
 }
 
 // commitSample feeds acceptance statistics and the stuck-drafter check from one source.
@@ -229,7 +238,7 @@ func (se *Series) commitSample(src uint8, t int64, c, running float64, hasRunnin
 	if !hasRunning || running > 0 {
 		se.stuckCheck(t, c <= 1.005, c)
 	}
-	se.drop.observe(t, c, se)
+	se.acceptance(t, c)
 }
 
 // apply feeds one derived decode point to the fit, the throughput statistics, attribution
@@ -254,7 +263,7 @@ func (se *Series) apply(p *point) {
 		predTPS := p.commit * p.running / pred
 		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
 		se.tps.add(p.tps, predTPS)
-		se.regress.observe(p, se)
+		se.observeRegression(p)
 		se.collapseCheck(p, predTPS)
 	} else {
 		se.tps.add(p.tps, math.NaN())
@@ -269,9 +278,14 @@ func (se *Series) apply(p *point) {
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
 	}
-	if p.hasCommit {
-		se.win.add(p)
+	if se.rs.cmp.Pending() {
+		se.rs.cmp.AddStep(p.ctx, p.step)
+		se.restartJudge(p.t)
 	}
+	if p.hasCommit {
+		se.addWindow(p)
+	}
+	se.skewCheck(p.t)
 }
 
 // collapseAge is how long the active throughput_collapse episode has lasted (0 if none).

@@ -1,5 +1,7 @@
 package model
 
+import "github.com/specwatch/specwatch/parse"
+
 // SeriesSnapshot is a copy of one series' current figures for the exporter: taken under the
 // owner's lock in microseconds, then encoded for a scrape without holding anything.
 // Has* flags say whether a figure was ever observed: an absent gauge is absent, not zero.
@@ -8,6 +10,9 @@ type SeriesSnapshot struct {
 	Labels Labels
 
 	LastSample int64 // Unix ns of the latest sample
+	// Quiet: no sample for the model's ExpireAfter, so the figures are no longer current; Gone:
+	// its unit went silent too (expire.go). The exporter leaves out what they void.
+	Quiet, Gone bool
 
 	Commit, AcceptRate, AcceptedDepth  float64
 	Context, Running, Step, TPS        float64
@@ -33,6 +38,10 @@ type SeriesSnapshot struct {
 	Samples [numSampleKinds]int64
 	// Points counts decode points (step observations) so far; StepSeq changes with each.
 	Points int64
+
+	// PerPos[i] is the acceptance of draft position i+1 (position.go), NPos of them.
+	PerPos [parse.MaxPerPosition]float64
+	NPos   int
 }
 
 const maxForecast = 8
@@ -59,6 +68,7 @@ func (m *Set) Snapshot(dst []SeriesSnapshot) []SeriesSnapshot {
 func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	c := &se.cur
 	s.ID, s.Labels, s.LastSample = se.id, se.labels, se.last
+	s.Quiet, s.Gone = se.expired()
 	s.Commit, s.HasCommit = c.commit, c.has&curCommit != 0
 	s.AcceptRate, s.HasAcceptRate = c.acceptRate, c.has&curAcceptRate != 0
 	s.AcceptedDepth, s.HasDepth = c.depth, c.has&curDepth != 0
@@ -95,6 +105,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Raised = se.raised
 	s.Samples = se.kindCount
 	s.Points = se.points
+	s.NPos = len(se.pos.Acceptance(s.PerPos[:0]))
 }
 
 // StepObserved reports the step of the latest decode point and a sequence number that changes

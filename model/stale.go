@@ -27,8 +27,10 @@ func (m *Set) Seen(host, unit, container []byte, t int64) {
 }
 
 // Tick raises stale for series silent for StaleAfter while their unit logged within the last
-// StaleAfter, and clears it when samples resume (clearing also happens on the next sample).
+// StaleAfter, and clears it when samples resume (clearing also happens on the next sample);
+// first it decides which series expired (expire.go): a gone one is not stale.
 func (m *Set) Tick(now int64) {
+	m.expire(now)
 	after := int64(m.opts.StaleAfter)
 	for _, se := range m.order {
 		if se.samples == 0 {
@@ -37,7 +39,7 @@ func (m *Set) Tick(now int64) {
 		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
 		silent := now-se.last > after
 		switch {
-		case silent && unitLast > se.last+after/2 && now-unitLast < after:
+		case silent && !se.expiry.gone && unitLast > se.last+after/2 && now-unitLast < after:
 			last := se.last
 			se.raise(Stale, now, func() string {
 				return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",

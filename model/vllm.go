@@ -8,23 +8,30 @@ type vllmPending struct {
 	ok                  bool
 	t                   int64
 	running, tps, kvPct float64
-	hasTPS              bool
+	hasTPS, hasKV       bool         // v0.7.0's engine line has no KV usage: no context then
+	src                 parse.Source // a spec line joins only an engine line of its own source
 }
 
 // joinWindow bounds how far apart an engine line and its SpecDecoding line may be.
 const joinWindow = 5e9 // ns
 
 func (se *Series) vllmEngine(s *parse.Sample) {
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
+	}
 	se.flushPending() // an engine line whose SpecDecoding line never came
 	running, _ := s.Get(parse.Running)
 	tps, hasTPS := s.Get(parse.GenTPS)
-	kv, _ := s.Get(parse.KVUsage)
-	se.cur.ctx, se.cur.running, se.cur.has = kv*100, running, se.cur.has|curCtx|curRunning
+	kv, hasKV := s.Get(parse.KVUsage)
+	se.cur.running, se.cur.has = running, se.cur.has|curRunning
+	if hasKV {
+		se.cur.ctx, se.cur.has = kv*100, se.cur.has|curCtx
+	}
 	if running == 0 {
-		se.idle.sawIdle()
+		se.idle.SawIdle()
 		return
 	}
-	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS}
+	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV, src: s.Source}
 }
 
 // flushPending applies an unjoined engine line: without speculation each step commits one token.
@@ -34,9 +41,9 @@ func (se *Series) flushPending() {
 	if !pe.ok || !pe.hasTPS || pe.tps <= 0 || se.commitSrc == srcSpec {
 		return // a speculative service whose spec line was lost: no commit, no step
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: true, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
+	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
 	p.step = pe.running / pe.tps
-	p.idle = se.idle.check(&p, se, true)
+	p.idle = se.isIdle(&p, true)
 	se.apply(&p)
 }
 
@@ -45,7 +52,8 @@ func (se *Series) spec(s *parse.Sample) {
 	accepted, hasAcc := s.Get(parse.Accepted)
 	drafted, hasDr := s.Get(parse.Drafted)
 	commit, hasCommit := s.Get(parse.Commit)
-	if v, ok := s.Get(parse.AcceptRate); ok {
+	accepts := (hasCommit || s.Has(parse.AcceptRate) || (hasAcc && hasDr)) && se.takeCommit(s)
+	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
 	if hasAcc && hasDr {
@@ -54,11 +62,15 @@ func (se *Series) spec(s *parse.Sample) {
 		})
 	}
 	pe := se.pending
+	if pe.src != s.Source {
+		pe.ok = false // the other source's engine line waits for its own spec line
+	} else {
+		se.pending.ok = false
+	}
 	joined := pe.ok && s.Time-pe.t <= joinWindow && s.Time >= pe.t
-	se.pending.ok = false
 	// vLLM prints "Accepted: 0" with drafts > 0 when the drafter contributes nothing.
 	stuck := hasAcc && hasDr && drafted > 0 && accepted == 0
-	if hasCommit {
+	if hasCommit && accepts {
 		if se.commitSrc == srcNone {
 			se.commitSrc = srcSpec
 		}
@@ -66,9 +78,9 @@ func (se *Series) spec(s *parse.Sample) {
 		se.commitQ.Add(commit)
 		se.short.Update(s.Time, commit)
 		se.long.Update(s.Time, commit)
-		se.drop.observe(s.Time, commit, se)
+		se.acceptance(s.Time, commit)
 	}
-	if hasAcc && hasDr && drafted > 0 {
+	if hasAcc && hasDr && drafted > 0 && accepts {
 		c := commit
 		if !hasCommit {
 			c = 1 // only "Accepted: 0" is certain without a commit length
@@ -78,8 +90,8 @@ func (se *Series) spec(s *parse.Sample) {
 	if !joined || !hasCommit || !pe.hasTPS || pe.tps <= 0 {
 		return
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: true, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
+	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
 	p.step = commit * pe.running / pe.tps
-	p.idle = se.idle.check(&p, se, true)
+	p.idle = se.isIdle(&p, true)
 	se.apply(&p)
 }

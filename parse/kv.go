@@ -63,12 +63,12 @@ const maxStepSeconds = 10
 func kvValue(a Alias, v []byte) (float64, bool) {
 	switch a.Field {
 	case Graph:
-		return boolean(v)
+		return lex.Boolean(v)
 	case Commit:
 		x, absent, ok := commitLen(v)
 		return x, ok && !absent
 	case AcceptRate:
-		return rate(v)
+		return lex.Rate(v)
 	case Running, Context, BlockSize, TreeBudget:
 		return lex.Integer(v)
 	case StepSeconds:
@@ -119,7 +119,7 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 		if j < 0 {
 			break
 		}
-		key, val := keyBefore(b[i:i+j]), valueAt(b[i+j+1:])
+		key, val := lex.KeyBefore(b[i:i+j]), lex.ValueAt(b[i+j+1:])
 		i += j + 1 + len(val)
 		if len(key) == 0 {
 			continue
@@ -146,88 +146,4 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 		}
 	}
 	return Matched, sawPrimary
-}
-
-// keyBefore returns the key that ends b, which ends at a '='.
-func keyBefore(b []byte) []byte {
-	k := len(b)
-	for k > 0 && isKeyByte(b[k-1]) {
-		k--
-	}
-	return b[k:]
-}
-
-// valueAt returns the value that starts b, which follows a '='.
-func valueAt(b []byte) []byte {
-	e := 0
-	for e < len(b) && !isValueEnd(b[e]) {
-		e++
-	}
-	return b[:e]
-}
-
-func isKeyByte(c byte) bool { return kvClass[c]&keyByte != 0 }
-
-func isValueEnd(c byte) bool { return kvClass[c]&valueEnd != 0 }
-
-// kvClass sorts bytes for the key=value loops, which test every byte of a statistics line: one
-// table load instead of a chain of comparisons.
-var kvClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
-			t[c] |= keyByte
-		}
-	}
-	for _, c := range " ,)]};\t" {
-		t[c] |= valueEnd
-	}
-	return t
-}()
-
-const (
-	keyByte  = 1 << iota // may be part of a key
-	valueEnd             // ends a value
-)
-
-// llamaCpp parses "draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)".
-func llamaCpp(b []byte, s *Sample) Result {
-	s.Kind = KindSpec
-	i := len("draft acceptance rate = ")
-	x, n := lex.Number(b[i:])
-	if n == 0 || x > 1 {
-		return malformed(s, "llama.cpp: bad rate")
-	}
-	s.Set(AcceptRate, x)
-	i += n
-	acc, ok1 := countAfter(b, &i, " (", " accepted /")
-	gen, ok2 := countAfter(b, &i, "", " generated)")
-	if !ok1 || !ok2 {
-		return malformed(s, "llama.cpp: bad counts")
-	}
-	s.Set(Accepted, acc)
-	s.Set(Drafted, gen)
-	return Matched
-}
-
-// countAfter expects lead, blanks, an integer, then tail, at b[*i:].
-func countAfter(b []byte, i *int, lead, tail string) (float64, bool) {
-	j := *i
-	if !bytes.HasPrefix(b[j:], []byte(lead)) {
-		return 0, false
-	}
-	j += len(lead)
-	for j < len(b) && b[j] == ' ' {
-		j++
-	}
-	x, n := lex.Number(b[j:])
-	if n == 0 || !bytes.HasPrefix(b[j+n:], []byte(tail)) {
-		return 0, false
-	}
-	for _, c := range b[j : j+n] {
-		if c == '.' {
-			return 0, false
-		}
-	}
-	*i = j + n + len(tail)
-	return x, true
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/specwatch/specwatch/parse/internal/lex"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -79,7 +80,7 @@ func checkLayout(t *testing.T, b []byte) bool {
 		}
 		return false
 	}
-	it := fieldIter{b: b, pos: i, sep: ','}
+	it := lex.Fields{B: b, Pos: i, Sep: ','}
 	if r := readFields(&it, &slow, rec); r != Matched || fast.has != slow.has || fast.vals != slow.vals || fast.Why != slow.Why {
 		t.Fatalf("%q:\n layout     %+v\n readFields %v %+v", b, fast, r, slow)
 	}

@@ -73,6 +73,7 @@ const (
 	famRetract                   // "#retracted_reqs:"
 	famEquals                    // key=value statistics, llama.cpp
 	famDrafter                   // DFLASH/DDTree start-up and summary lines (found by classify)
+	famSpaced                    // the first '=' has a blank each side: llama.cpp's "key = value"
 )
 
 // families is the cheap first look that lets noise through at memory speed. Every record
@@ -81,8 +82,13 @@ const (
 // families found also spare classify the markers that cannot be there.
 func families(b []byte) uint8 {
 	var fam uint8
-	if bytes.IndexByte(b, '=') >= 0 {
+	if j := bytes.IndexByte(b, '='); j >= 0 {
 		fam = famEquals
+		// llama.cpp writes "name = value", the key=value statistics do not: telling them apart
+		// here spares those the llama.cpp markers' searches and noise with a '=' the summary's.
+		if j > 0 && b[j-1] == ' ' && j+1 < len(b) && b[j+1] == ' ' {
+			fam |= famSpaced
+		}
 	}
 	for i := afterShortStamp(b); ; {
 		j := bytes.IndexByte(b[i:], ':')
@@ -273,18 +279,19 @@ var markers = [...]marker{
 		return sglangPrefill(b, len("new fill batch"), '.', s)
 	}),
 	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
-	mark("draft acceptance rate = ", 'f', famEquals, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("draft acceptance ", 'f', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
+	mark("#calls(b,g,a) = ", '#', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaStats(b, s) }),
 	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
-	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
-		s.Kind, s.Event = KindEvent, EventVerifyDone
-		return Matched
-	}),
+	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
+	mark("DDTREE verify completed", 'T', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
+	mark("[DFLASH accept]", 'F', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return dflashAccept(b, s) }),
+	mark("[DFLASH profile]", 'F', famDrafter, EngineSGLang, (*Parser).dflashProfile),
 }
 
 // markersOf lists, for each set of families, the markers of those families in the order of
 // markers: classify visits only the markers that may be on the line.
-var markersOf = func() (t [famDrafter << 1][]uint8) {
+var markersOf = func() (t [famSpaced << 1][]uint8) {
 	for fam := range t {
 		for i, m := range markers {
 			if m.fam&uint8(fam) != 0 {
@@ -314,7 +321,7 @@ func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
 	if fam&famEquals == 0 {
 		return Ignored
 	}
-	return p.generic(b, s)
+	return p.generic(b, fam&famSpaced != 0, s)
 }
 
 // namesDrafter tells whether b may name a DFLASH or DDTree drafter: whether it holds "DF" or
@@ -368,12 +375,18 @@ func (p *Parser) drafterEvent(b []byte, s *Sample) Result {
 	return r
 }
 
-// generic handles key=value statistics. A line with '=' but no primary key is noise. b has a
-// '=': classify calls generic only for the equals family.
-func (p *Parser) generic(b []byte, s *Sample) Result {
+// generic handles key=value statistics. A line with '=' but no primary key is noise, or one of
+// llama.cpp's summary lines when spaced (its first '=' is " = ", see famSpaced). b has a '=':
+// classify calls generic only for the equals family.
+func (p *Parser) generic(b []byte, spaced bool, s *Sample) Result {
 	r, primary := keyValues(b, s, p.opts.Aliases)
 	if !primary {
 		s.Reset()
+		if spaced {
+			if r, ok := llamaSummary(b, s); ok {
+				return r
+			}
+		}
 		// A record's lead words with no field read ("Decode batch, running-req=1, …": renamed
 		// fields, or garbage after the lead) are a damaged record, as they are without a '=':
 		// malformed, not noise.
@@ -399,5 +412,5 @@ func (p *Parser) generic(b []byte, s *Sample) Result {
 // firstKey finds where the first key=value token starts, the end of the prefix.
 func firstKey(b []byte) int {
 	j := bytes.IndexByte(b, '=')
-	return j - len(keyBefore(b[:j]))
+	return j - len(lex.KeyBefore(b[:j]))
 }

@@ -10,6 +10,7 @@ type want struct {
 	r      Result
 	kind   Kind
 	engine Engine
+	event  Event // checked when not EventNone
 	rank   string
 	host   string
 	unit   string
@@ -30,6 +31,9 @@ func check(t *testing.T, line string, w want) {
 	}
 	if s.Kind != w.kind || s.Engine != w.engine {
 		t.Errorf("%q: kind/engine %v/%v, want %v/%v", line, s.Kind, s.Engine, w.kind, w.engine)
+	}
+	if w.event != EventNone && s.Event != w.event {
+		t.Errorf("%q: event %v, want %v", line, s.Event, w.event)
 	}
 	if string(s.Rank) != w.rank || string(s.Host) != w.host || string(s.Unit) != w.unit {
 		t.Errorf("%q: rank/host/unit %q/%q/%q, want %q/%q/%q", line, s.Rank, s.Host, s.Unit, w.rank, w.host, w.unit)
@@ -123,7 +127,7 @@ func TestSGLangOtherLines(t *testing.T) {
 	f("[2026-11-20 09:00:01 TP0] Initialized DDTree worker. block_size=16, tree_budget=64, max_tree_nodes=64",
 		want{r: Matched, kind: KindEvent, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{BlockSize: 16, TreeBudget: 64}})
 	f("[2026-11-20 09:00:01 TP0] DFLASH verify completed. num_correct_drafts_per_req=[3, 2, 5]",
-		want{r: Matched, kind: KindEvent, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{}})
+		want{r: Matched, kind: KindEvent, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{Running: 3, Accepted: 10, Commit: 1 + 10.0/3}})
 	f("[2026-11-20 09:00:01 TP0] [DFLASH profile] bs=1 mode=decode can_run_cuda_graph=True prepare_ms=0.41 target_verify_ms=96.20 verify_cpu_ms=0.80 verify_wall_ms=97.30 append_ms=0.30 total_ms=101.30 verify_cuda_ms=96.1 step_cuda_ms=99.8 accept_sum=46 accept_mean=2.88",
 		want{r: Matched, kind: KindDecode, engine: EngineSGLang, rank: "TP0",
 			f: map[Field]float64{Running: 1, Graph: 1, StepSeconds: 0.1013, Commit: 2.88}})

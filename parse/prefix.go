@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/parse/internal/stamp"
 )
 
 // prefix reads everything the engines, journald and container runtimes put before a record's
@@ -31,7 +32,7 @@ func prefix(b []byte, s *Sample) {
 			}
 			done |= fBracket
 			s.Engine = EngineSGLang
-			s.Stamp.offer(t)
+			s.Stamp.Offer(t)
 			i = j
 		case c == '(' && done&fProc == 0:
 			j := bytes.IndexByte(b[i:], ')')
@@ -50,13 +51,13 @@ func prefix(b []byte, s *Sample) {
 			default:
 				return
 			}
-			s.Stamp.offer(t)
+			s.Stamp.Offer(t)
 			i = j
 		case done&fSyslog == 0 && c >= 'A' && c <= 'Z':
-			if j, ok := syslogStampAt(b, i, &t); ok {
+			if j, ok := stamp.SyslogAt(b, i, &t); ok {
 				if j, ok = hostIdent(b, j, s); ok {
 					done |= fSyslog
-					s.Stamp.offer(t)
+					s.Stamp.Offer(t)
 					i = j
 					continue
 				}
@@ -64,7 +65,7 @@ func prefix(b []byte, s *Sample) {
 			if j, ok := vllmLevel(b, i, &t); ok && done&fLevel == 0 {
 				done |= fLevel
 				s.Engine = EngineVLLM
-				s.Stamp.offer(t)
+				s.Stamp.Offer(t)
 				i = j
 				continue
 			}
@@ -101,12 +102,12 @@ func digitPrefix(b []byte, i int, s *Sample, t *Stamp, haveDate bool) (int, uint
 	if haveDate {
 		return i, 0
 	}
-	j, ok := dateTimeAt(b, i, t)
+	j, ok := stamp.DateTimeAt(b, i, t)
 	if !ok {
 		return i, 0
 	}
 	if b[i+10] == 'T' {
-		k, ok := zoneAt(b, j, t)
+		k, ok := stamp.ZoneAt(b, j, t)
 		if !ok {
 			return i, 0
 		}
@@ -167,9 +168,9 @@ func sglangTag(b []byte, i int, s *Sample, t *Stamp) (int, bool) {
 		s.Rank = b[i:j]
 		return j + 1, true
 	}
-	j, ok := dateTimeAt(b, i, t)
+	j, ok := stamp.DateTimeAt(b, i, t)
 	if !ok {
-		j, ok = clockAt(b, i, t)
+		j, ok = stamp.ClockAt(b, i, t)
 		if !ok {
 			return i, false
 		}
@@ -267,7 +268,7 @@ func vllmLevel(b []byte, i int, t *Stamp) (int, bool) {
 	if j == 0 {
 		return i, false
 	}
-	j, ok := vllmStampAt(b, j, t)
+	j, ok := stamp.VLLMAt(b, j, t)
 	if !ok || j >= len(b) || b[j] != ' ' {
 		return i, false
 	}

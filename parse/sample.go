@@ -74,16 +74,38 @@ const (
 	EventNone        Event = iota
 	EventRetract           // KV cache full or decode out of memory: requests retracted
 	EventDrafterInit       // DFLASH draft runner or DDTree worker initialised
-	EventVerifyDone        // DFLASH verify completed (one-off summary)
+	EventVerifyDone        // DFLASH/DDTree verify completed (one-off summary of the first step)
+	// EventTotals marks a spec sample whose figures are cumulative since the engine started
+	// (llama.cpp's common_speculative statistics): right, but not the current acceptance.
+	EventTotals
+	EventSummary // one line of a run's closing summary (llama.cpp examples/speculative)
+	EventRestart // the engine's counters went back: it restarted (ingest/scrape)
 )
 
-var eventNames = [...]string{"", "retract", "drafter_init", "verify_done"}
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
 		return eventNames[e]
 	}
 	return ""
+}
+
+// Source says where a sample came from. The model keeps one series per engine rank whatever
+// the source, and takes each figure from the source that states it best (the counters for
+// acceptance, the logs for step time and context), so it must know which one spoke.
+type Source uint8
+
+const (
+	SourceLog     Source = iota // a log line (parse)
+	SourceMetrics               // the engine's /metrics (ingest/scrape)
+)
+
+func (s Source) String() string {
+	if s == SourceMetrics {
+		return "metrics"
+	}
+	return "logs"
 }
 
 // MaxPerPosition bounds the per-position acceptance list. vLLM prints 2 to 15 values; a longer
@@ -99,6 +121,7 @@ type Sample struct {
 	Kind   Kind
 	Engine Engine
 	Event  Event
+	Source Source
 
 	// Series key parts found in the line itself. The journal's own _HOSTNAME/_SYSTEMD_UNIT
 	// override Host and Unit when the entry has them (see Stream).

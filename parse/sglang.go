@@ -45,7 +45,7 @@ func sglangDecode(b []byte, s *Sample) Result {
 	}
 	s.Kind = KindDecode
 	if !readLayout(b, i, decodeLayouts[:], s) {
-		it := fieldIter{b: b, pos: i, sep: ','}
+		it := lex.Fields{B: b, Pos: i, Sep: ','}
 		if r := readFields(&it, s, &decodeRecord); r != Matched {
 			return r
 		}
@@ -116,7 +116,7 @@ func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool)
 	case intValue:
 		x, ok = lex.Integer(val)
 	case rateValue:
-		x, ok = rate(val)
+		x, ok = lex.Rate(val)
 	case commitValue:
 		var absent bool
 		x, absent, ok = commitLen(val)
@@ -124,7 +124,7 @@ func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool)
 			return 0, 0, false, false
 		}
 	case boolValue:
-		x, ok = boolean(val)
+		x, ok = lex.Boolean(val)
 	case numberValue:
 		x, ok = lex.WholeNumber(val)
 	default:
@@ -141,7 +141,7 @@ func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
 	}
 	s.Kind = KindPrefill
 	if sep != ',' || !readLayout(b, i, prefillLayouts[:], s) {
-		it := fieldIter{b: b, pos: i, sep: sep}
+		it := lex.Fields{B: b, Pos: i, Sep: sep}
 		if r := readFields(&it, s, &prefillRecord); r != Matched {
 			return r
 		}
@@ -184,9 +184,9 @@ func prefillKey(key []byte) (Field, valueKind) {
 // sglangRetract parses "... Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4 -> 0.7".
 func sglangRetract(b []byte, s *Sample) Result {
 	s.Kind, s.Event = KindEvent, EventRetract
-	it := fieldIter{b: b, sep: ','}
+	it := lex.Fields{B: b, Sep: ','}
 	for {
-		key, val, more := it.next()
+		key, val, more := it.Next()
 		if !more {
 			break
 		}

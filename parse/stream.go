@@ -33,6 +33,7 @@ type Stream struct {
 	nextEngine int
 	key        []byte
 	utcDay     civilDay // the day of the latest absolute stamp, see absTime
+	summary    summaryJoin
 }
 
 // maxEngines bounds the memory of which vLLM engine each process logged last.
@@ -101,8 +102,11 @@ func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 		return false
 	}
 	st.remember(s.Time)
-	if s.Engine == EngineVLLM {
+	switch {
+	case s.Engine == EngineVLLM:
 		st.joinEngine(s)
+	case s.Event == EventSummary:
+		st.joinSummary(s)
 	}
 	return true
 }

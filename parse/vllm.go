@@ -1,6 +1,10 @@
 package parse
 
-import "github.com/specwatch/specwatch/parse/internal/lex"
+import (
+	"math"
+
+	"github.com/specwatch/specwatch/parse/internal/lex"
+)
 
 // trimDot drops the full stop vLLM v0 puts at the end of its lines ("... 0.0%.").
 func trimDot(b []byte) []byte {
@@ -14,12 +18,16 @@ func trimDot(b []byte) []byte {
 // throughput: ...") and v0 ("Avg prompt throughput: ..., Swapped: 0 reqs, ...").
 func vllmEngine(b []byte, s *Sample) Result {
 	s.Kind = KindDecode
-	it := fieldIter{b: trimDot(b), sep: ','}
+	// Forks add fields in the same shape, some without the blank after the colon
+	// ("Avg time/tok:149.4 ms"): tight lets them through, unread.
+	it := lex.Fields{B: trimDot(b), Sep: ',', Tight: true}
 	if r := readFields(&it, s, &engineRecord); r != Matched {
 		return r
 	}
-	if !s.Has(GenTPS) || !s.Has(Running) || !s.Has(KVUsage) {
-		return malformed(s, "vllm engine: missing generation throughput, Running or GPU KV cache usage")
+	// v0.7.0's line ends at Waiting (no KV usage yet, no "Engine 000: " either): the KV figure
+	// is optional there, and the queue, which every version prints, shows that the line is whole.
+	if !s.Has(GenTPS) || !s.Has(Running) || !s.Has(Queue) || !s.Has(KVUsage) && len(s.Rank) > 0 {
+		return malformed(s, "vllm engine: missing generation throughput, Running, Waiting or GPU KV cache usage")
 	}
 	return Matched
 }
@@ -31,19 +39,19 @@ func engineField(key, val []byte) (f Field, x float64, ok, known bool) {
 	switch string(key) {
 	case "Avg prompt throughput":
 		f = PromptTPS
-		x, ok = withUnit(val, "tokens/s")
+		x, ok = lex.WithUnit(val, "tokens/s")
 	case "Avg generation throughput":
 		f = GenTPS
-		x, ok = withUnit(val, "tokens/s")
+		x, ok = lex.WithUnit(val, "tokens/s")
 	case "Running":
 		f = Running
-		x, ok = withUnit(val, "reqs")
+		x, ok = lex.WithUnit(val, "reqs")
 	case "Waiting", "Pending":
 		f = Queue
-		x, ok = withUnit(val, "reqs")
+		x, ok = lex.WithUnit(val, "reqs")
 	case "GPU KV cache usage":
 		f = KVUsage
-		x, ok = rate(val)
+		x, ok = lex.Rate(val)
 	default:
 		return 0, 0, false, false
 	}
@@ -54,12 +62,15 @@ func engineField(key, val []byte) (f Field, x float64, ok, known bool) {
 // per-position list contains ", " itself, so it is read number by number, not split.
 func vllmSpec(b []byte, s *Sample) Result {
 	s.Kind = KindSpec
-	it := fieldIter{b: b, sep: ','}
+	it := lex.Fields{B: b, Sep: ','}
 	if r := readFields(&it, s, &specRecord); r != Matched {
 		return r
 	}
 	if !s.Has(Accepted) || !s.Has(Drafted) {
 		return malformed(s, "vllm spec: missing Accepted or Drafted")
+	}
+	if c, ok := s.Get(Commit); ok && !bonusIncluded(s, c) {
+		return malformed(s, "vllm spec: mean acceptance length below 1 and not the per-position sum")
 	}
 	// Accepted > Drafted is kept, not refused: that contradiction is what metrics_inconsistent
 	// reports, so it must reach the model.
@@ -69,30 +80,32 @@ func vllmSpec(b []byte, s *Sample) Result {
 var specRecord = fieldRecord{fragment: "vllm spec: fragment without key", bad: "vllm spec: bad value", dup: "vllm spec: duplicated key", reader: readSpec}
 
 // specField reads one field of the record; see fieldReader.
-func specField(it *fieldIter, s *Sample, key, val []byte) (f Field, x float64, ok, known bool) {
+func specField(it *lex.Fields, s *Sample, key, val []byte) (f Field, x float64, ok, known bool) {
 	switch string(key) {
 	case "Draft acceptance rate", "Avg Draft acceptance rate":
 		f = AcceptRate
-		x, ok = rate(val)
+		x, ok = lex.Rate(val)
 	case "Mean acceptance length":
-		var absent bool
-		x, absent, ok = commitLen(val)
-		if absent {
-			return 0, 0, false, false
+		// Read as printed; vllmSpec checks it against the per-position rates, since v0.8.5
+		// printed it without the bonus token (0.45 is a real value there).
+		x, ok = lex.WholeNumber(val)
+		if ok && x == 0 {
+			return 0, 0, false, false // no verify step in the interval
 		}
 		f = Commit
+		ok = ok && x <= maxCommit
 	case "Accepted":
 		f = Accepted
-		x, ok = withUnit(val, "tokens")
+		x, ok = lex.WithUnit(val, "tokens")
 	case "Drafted":
 		f = Drafted
-		x, ok = withUnit(val, "tokens")
+		x, ok = lex.WithUnit(val, "tokens")
 	case "Accepted throughput":
 		f = AcceptedTPS
-		x, ok = withUnit(val, "tokens/s")
+		x, ok = lex.WithUnit(val, "tokens/s")
 	case "Drafted throughput":
 		f = DraftedTPS
-		x, ok = withUnit(val, "tokens/s")
+		x, ok = lex.WithUnit(val, "tokens/s")
 	case "Per-position acceptance rate":
 		switch {
 		case s.NPos > 0:
@@ -109,10 +122,27 @@ func specField(it *fieldIter, s *Sample, key, val []byte) (f Field, x float64, o
 	return f, x, ok, true
 }
 
+// bonusIncluded makes the commit length include the bonus token. vLLM v0.8.5 printed the mean
+// acceptance length as accepted / drafts, which is exactly the sum of the per-position rates;
+// from v0.9.0 it is 1 + that sum. The two differ by 1, far more than the rounding of the printed
+// figures (0.005 for the mean, 0.0005 per rate), so the list tells them apart. Without a list
+// only a mean below 1 is known to lack the bonus, and by how much is unknown: false.
+func bonusIncluded(s *Sample, c float64) bool {
+	var sum float64
+	for _, r := range s.PerPos[:s.NPos] {
+		sum += r
+	}
+	if tol := 0.005 + 0.0005*float64(s.NPos) + 1e-9; s.NPos > 0 && math.Abs(c-sum) <= tol {
+		s.Set(Commit, c+1)
+		return c+1 <= maxCommit
+	}
+	return c >= 1
+}
+
 // perPosition reads "0.750, 0.625, 0.500" from the current value and moves it past the list.
-func perPosition(it *fieldIter, s *Sample) bool {
-	b := it.b
-	i := it.valStart
+func perPosition(it *lex.Fields, s *Sample) bool {
+	b := it.B
+	i := it.ValStart
 	for {
 		x, n := lex.Number(b[i:])
 		if n == 0 || x > 1 || s.NPos == MaxPerPosition {
@@ -131,7 +161,7 @@ func perPosition(it *fieldIter, s *Sample) bool {
 	if i < len(b) && b[i] != ',' {
 		return false
 	}
-	it.pos = i
+	it.Pos = i
 	return true
 }
 
@@ -139,11 +169,16 @@ func perPosition(it *fieldIter, s *Sample) bool {
 // emitted per verify step follows from its counters: emitted / (draft tokens / k).
 func vllmSpecV0(b []byte, s *Sample) Result {
 	s.Kind = KindSpec
-	it := fieldIter{b: trimDot(b), sep: ','}
+	b = lex.TrimSpace(b)
+	it := lex.Fields{B: trimDot(b), Sep: ','}
 	if r := readFields(&it, s, &specV0Record); r != Matched {
 		return r
 	}
-	if !s.Has(Accepted) || !s.Has(Drafted) || !s.Has(Emitted) || !s.Has(SpecTokens) {
+	// v1's first spec line (v0.8.2) has the title and the rate but only two counters, and ends
+	// with ", ": no commit length can be derived from it. A v0 line ends with '.'; one without
+	// every counter was cut.
+	short := len(b) > 0 && b[len(b)-1] == ',' && !s.Has(SpecTokens)
+	if !s.Has(Accepted) || !s.Has(Drafted) || !short && (!s.Has(Emitted) || !s.Has(SpecTokens)) {
 		return malformed(s, "vllm spec v0: missing counters")
 	}
 	if k, d := s.Value(SpecTokens), s.Value(Drafted); k > 0 && d > 0 {
@@ -161,7 +196,7 @@ func specV0Field(key, val []byte) (f Field, x float64, ok, known bool) {
 	switch string(key) {
 	case "Draft acceptance rate":
 		f = AcceptRate
-		x, ok = rate(val)
+		x, ok = lex.Rate(val)
 	case "Number of speculative tokens":
 		f = SpecTokens
 		x, ok = lex.Integer(val)
@@ -171,7 +206,7 @@ func specV0Field(key, val []byte) (f Field, x float64, ok, known bool) {
 	case "Number of draft tokens", "Number of draft tokens tokens":
 		f = Drafted
 		x, ok = lex.Integer(val)
-	case "Number of emitted tokens":
+	case "Number of emitted tokens", "Number of emitted tokens tokens":
 		f = Emitted
 		x, ok = lex.Integer(val)
 	default:

@@ -99,6 +99,11 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 
 // copyStats publishes the journal reader's counters (losses, reopens, skips) to the metrics.
 func (p *Pipeline) copyStats(src Journal) {
+	if u, ok := src.(UnreadableCounter); ok {
+		if n := u.TakeUnreadable(); n > 0 {
+			p.state.CountUnreadable(n)
+		}
+	}
 	jc, ok := src.(CountingJournal)
 	if !ok {
 		return

@@ -60,6 +60,7 @@ type Pipeline struct {
 
 	// the live loop (Follow)
 	following  bool // record each unit's activity for stale detection
+	warming    bool // Warm is replaying: the step histogram is not fed (warm.go)
 	caughtUp   bool
 	flushFails int64
 }
@@ -170,7 +171,7 @@ func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
 	}
 	if seq != p.stepSeq[id] {
 		p.stepSeq[id] = seq
-		if step > 0 {
+		if step > 0 && !p.warming {
 			p.steps.ObserveStep(id, se.Labels(), step)
 		}
 	}

@@ -14,8 +14,11 @@ import (
 type State struct {
 	mu   sync.Mutex
 	set  *model.Set
-	live bool             // the input is a journal being followed, so lag means something
-	now  func() time.Time // the clock for the journal lag
+	live bool // the input is a journal being followed, so lag means something
+	// liveModel: verdicts follow the anomalies active now (model.Options.Live), as on any page
+	// that follows a stream, the demo's replay included.
+	liveModel bool
+	now       func() time.Time // the clock for the journal lag
 
 	// Written by the pipeline under mu.
 	lastEntry          time.Time // journal timestamp of the latest entry applied
@@ -29,7 +32,8 @@ type State struct {
 // StateOptions configure NewState.
 type StateOptions struct {
 	Model model.Options
-	// Live: the input is followed as it is written (run), so journal lag is exported.
+	// Live: the input is followed as it is written (run), so journal lag is exported. It
+	// implies Model.Live; a replay shown live (the demo) sets Model.Live alone.
 	Live bool
 	// Now is the clock for the journal lag; nil means time.Now.
 	Now func() time.Time
@@ -41,8 +45,8 @@ func NewState(o StateOptions) *State {
 	if now == nil {
 		now = time.Now
 	}
-	o.Model.Live = o.Live
-	return &State{set: model.NewSet(o.Model), live: o.Live, now: now}
+	o.Model.Live = o.Model.Live || o.Live
+	return &State{set: model.NewSet(o.Model), live: o.Live, liveModel: o.Model.Live, now: now}
 }
 
 // Snapshot appends a copy of every series to dst[:0].
@@ -92,7 +96,7 @@ func (s *State) Status() Status {
 
 // Reconfigure applies reloaded model thresholds (SIGHUP) to every series.
 func (s *State) Reconfigure(o model.Options) {
-	o.Live = s.live
+	o.Live = s.liveModel
 	s.mu.Lock()
 	s.set.Reconfigure(o)
 	s.mu.Unlock()

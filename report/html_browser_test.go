@@ -77,6 +77,12 @@ func tail(b []byte, n int) string { return string(b[max(0, len(b)-n):]) }
 // page itself has no scripts, so one means the page or the probe broke) fails the test.
 func browse(t *testing.T, page, probe, png string) string {
 	t.Helper()
+	return browseAt(t, page, probe, png, 1400, 3000)
+}
+
+// browseAt is browse in a window of w × h CSS pixels.
+func browseAt(t *testing.T, page, probe, png string, w, h int) string {
+	t.Helper()
 	bin := chromium(t)
 	dir, err := os.MkdirTemp("", "specwatch-browser-")
 	if err != nil {
@@ -89,7 +95,7 @@ func browse(t *testing.T, page, probe, png string) string {
 	}
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile"),
-		"--enable-logging=stderr", "--v=0", "--window-size=1400,3000", "--hide-scrollbars", "--dump-dom"}
+		"--enable-logging=stderr", "--v=0", "--window-size=" + strconv.Itoa(w) + "," + strconv.Itoa(h), "--hide-scrollbars", "--dump-dom"}
 	if png != "" {
 		args = append(args, "--screenshot="+png)
 	}
@@ -150,7 +156,13 @@ func TestBrowserDemo(t *testing.T) {
 	dom := browse(t, page, countProbe, shot)
 	d := dataset(t, dom)
 	atoi := func(k string) int { n, _ := strconv.Atoi(d[k]); return n }
-	if want := 4 * len(r.Series); atoi("svgs") != want || len(r.Series) != 3 {
+	want := 4 * len(r.Series) // and a per-position plot for each series that states it (vLLM)
+	for _, sr := range r.Series {
+		if sr.PerPosition != nil {
+			want++
+		}
+	}
+	if atoi("svgs") != want || len(r.Series) != 3 || want == 12 {
 		t.Errorf("%d plots in the DOM for %d series, want %d", atoi("svgs"), len(r.Series), want)
 	}
 	if want := strings.Count(page, "<circle"); atoi("circles") != want || want < 100 {
@@ -177,6 +189,33 @@ func TestBrowserDemo(t *testing.T) {
 			}
 			t.Logf("wrote %s (%d KB)", dst, size>>10)
 		}
+	}
+}
+
+// overflowProbe loads the page again in a 420 px wide frame (headless Chromium's window is at
+// least 500 px wide) and finds what sticks out of it sideways: the frame's scroll width, and
+// the first elements whose right edge passes its width (a table's cell, a plot, a legend)
+// outside a box that scrolls sideways by itself.
+const overflowProbe = `<script>(function(){if(window.frameElement)return;
+function scrolls(e,win){for(;e;e=e.parentElement){var o=win.getComputedStyle(e).overflowX;if(o=="auto"||o=="scroll")return true}return false}var d=document.body.dataset,f=document.createElement("iframe");
+f.style.cssText="width:420px;height:900px;border:0";f.onload=function(){var doc=f.contentDocument,w=f.contentWindow.innerWidth,bad=[];
+doc.querySelectorAll("body *").forEach(function(e){var r=e.getBoundingClientRect();
+if(r.width>0&&r.right>w+1&&!scrolls(e.parentElement,f.contentWindow)&&bad.length<5)bad.push(e.tagName+"."+e.className+" "+Math.round(r.right))});
+d.inner=w;d.scroll=doc.documentElement.scrollWidth;d.bad=bad.join(" | ");d.ok="1"};
+f.srcdoc=document.documentElement.outerHTML;document.body.appendChild(f)})()</script>`
+
+// TestBrowserPhone: on a 420 px wide screen nothing sticks out sideways (wide tables scroll
+// inside their own box, marked .scroll) and the plots shrink to the width.
+func TestBrowserPhone(t *testing.T) {
+	r, plots := simulate(t, sim.Demo(1))
+	var b bytes.Buffer
+	if err := WritePage(&b, r, plots, PageOptions{Title: "specwatch — analyze demo",
+		Now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), Version: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	d := dataset(t, browseAt(t, b.String(), overflowProbe, "", 420, 900))
+	if d["inner"] != "420" || d["scroll"] != "420" || d["bad"] != "" {
+		t.Errorf("at 420 px: window %s px, page %s px wide; sticking out: %s", d["inner"], d["scroll"], d["bad"])
 	}
 }
 

@@ -19,8 +19,11 @@ type seriesView struct {
 	Forecast                                                      []forecastRow
 	Anomalies                                                     []anomalyRow
 	AnomalyCount, AnomaliesMore                                   int
-	Scatter, Attr, Commit, TPS                                    plotView
+	Scatter, Attr, Commit, TPS, PerPos                            plotView
 	AttrRows                                                      []attrRow
+	// Sources says which input gave which figure (logs, /metrics); Events lists restarts.
+	Sources string
+	Events  []string
 }
 
 type labelKV struct{ K, V string }
@@ -72,6 +75,7 @@ func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	for _, a := range sr.Anomalies {
 		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
 	}
+	v.Sources, v.Events = sourcesLine(sr.Sources), eventLines(sr.Events)
 	v.AnomalyCount = len(v.Anomalies)
 	v.Anomalies, v.AnomaliesMore = latest(v.Anomalies)
 	return v
@@ -89,6 +93,12 @@ func addPlots(v *seriesView, sr *model.SeriesReport, p *model.SeriesPlot) {
 	if a := svgplot.Attribution(sr.Attribution, v.Name); a.SVG != "" {
 		v.Attr.SVG = a.SVG
 		v.AttrRows = attrRows(sr.Attribution, kv)
+	}
+	if d := svgplot.PerPosition(sr.PerPosition, v.Name); d.SVG != "" {
+		v.PerPos = plotView{Title: "Acceptance per draft position", SVG: d.SVG}
+		if sr.PerPosition.Advice != nil {
+			v.PerPos.Legend = []legendItem{{"acc", "worth its verify work"}, {"warn", "costs more than it adds"}}
+		}
 	}
 	if p != nil && len(p.Points) > 0 {
 		plotSeries(v, p, kv)

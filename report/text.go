@@ -66,6 +66,7 @@ func WriteText(w io.Writer, r model.Report) error {
 			}
 			fmt.Fprintln(bw)
 		}
+		writeFusionText(bw, &s)
 		for _, a := range s.Anomalies {
 			end := "active"
 			if a.End != nil {

@@ -41,6 +41,7 @@ type rankSim struct {
 	idleSince  bool  // the batch emptied since the previous line
 	lastActive bool  // vLLM: the previous stats line reported activity
 	started    bool
+	restarts   int // Service.Restarts written so far
 	done       bool
 
 	running, queue []request
@@ -128,6 +129,9 @@ func (r *rankSim) advance() {
 			return
 		}
 	}
+	if r.restartDue() {
+		return
+	}
 	if r.svc.Engine == VLLM {
 		r.statsStep()
 	} else {
@@ -170,4 +174,18 @@ func (r *rankSim) finish(t int64) {
 	e := effectsAt(r.faults, r.offset(t))
 	rec := r.emit(LineRetract, t+90_000, &e)
 	rec.Retracted, rec.Running, rec.Ctx = 1, len(r.running), r.contextTokens()
+}
+
+// restartDue writes the start-up lines of the next of Service.Restarts once the rank's clock
+// has passed it.
+func (r *rankSim) restartDue() bool {
+	rs := r.svc.Restarts
+	if r.restarts >= len(rs) || r.now < r.start+int64(rs[r.restarts]) || r.svc.Engine != SGLang {
+		return false
+	}
+	t := max(r.now, r.start+int64(rs[r.restarts]))
+	r.restarts++
+	r.emit(LineStartup, t+int64(time.Millisecond), nil)
+	r.emit(LineStartup, t+2*int64(time.Millisecond), nil).Sub = 1
+	return true
 }

@@ -77,6 +77,10 @@ type Service struct {
 	ProfileLines bool // SGLang DFlash: a [DFLASH profile] line with every decode line
 	CustomStats  bool // SGLang: an avg_commit_len=… key=value line with every decode line
 	StartupLines bool // SGLang: the DFLASH/DDTree initialisation lines at the start
+	// Restarts are offsets at which the SGLang engine restarts: its start-up lines are
+	// written again (the batch carries on; pair with a fault starting there for an upgrade
+	// that made it worse).
+	Restarts []time.Duration
 
 	Faults []Fault
 }

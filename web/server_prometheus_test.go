@@ -16,6 +16,7 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/model"
 )
 
 // startPrometheus runs the Debian prometheus binary scraping target every second, with native
@@ -122,7 +123,7 @@ func TestPrometheusScrapes(t *testing.T) {
 	if h := got["specwatch_step_duration_seconds"]; len(h) > 0 && h[0].Histogram == nil {
 		t.Errorf("specwatch_step_duration_seconds arrived without a native histogram: %+v", h[0])
 	}
-	if n, series := len(got["specwatch_anomaly_active"]), len(l.Snapshot(nil)); n != 7*series {
-		t.Errorf("%d anomaly_active series for %d series, want 7 each", n, series)
+	if n, series, nk := len(got["specwatch_anomaly_active"]), len(l.Snapshot(nil)), int(model.NumAnomalyKinds); n != nk*series {
+		t.Errorf("%d anomaly_active series for %d series, want %d each", n, series, nk)
 	}
 }

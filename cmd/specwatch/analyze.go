@@ -28,6 +28,7 @@ type analyzeConfig struct {
 	namespace    string
 	units        []string
 	identifiers  []string
+	containers   []string
 }
 
 // analyzeFlags declares analyze's flags (demo --once shares the format's).
@@ -43,6 +44,7 @@ func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeC
 		{"journal.namespace", "journal-namespace", "with --journal.directory: read this journal namespace's subdirectories (as journalctl --namespace; * all)", "", &cfg.namespace, nil},
 		{"journal.unit", "unit", "with --journal.directory: only this _SYSTEMD_UNIT (repeatable)", "", nil, &cfg.units},
 		{"journal.identifier", "identifier", "with --journal.directory: only this SYSLOG_IDENTIFIER (repeatable)", "", nil, &cfg.identifiers},
+		{"journal.container", "container", "with --journal.directory: only containers whose name (else short id) matches this glob (repeatable)", "", nil, &cfg.containers},
 	} {
 		fc := c.Flag(fl.name, fl.help)
 		if fl.def != "" {
@@ -141,7 +143,7 @@ func (a *analysis) journal() error {
 		return fmt.Errorf("--journal.backend: %v: %w", err, errUsage)
 	}
 	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Namespace: a.cfg.namespace, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Start: journal.Head(), NoFollow: true, Backend: backend})
+		Identifiers: a.cfg.identifiers, Containers: a.cfg.containers, Start: journal.Head(), NoFollow: true, Backend: backend})
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 )
 
@@ -79,5 +82,26 @@ func TestCheckConfigHostile(t *testing.T) {
 		if _, stderr, code := runCmd(t, "check-config", path); code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("check-config %s: exit %d, stderr %q, want 1 naming %q", path, code, stderr, want)
 		}
+	}
+}
+
+// TestContainerFlag: --container (repeatable) replaces journal.containers, and a malformed
+// glob from the command line is refused naming the key.
+func TestContainerFlag(t *testing.T) {
+	parse := func(args ...string) (config.Config, error) {
+		var f runFlags
+		app := kingpin.New("t", "")
+		f.register(app.Command("run", ""), io.Discard)
+		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return f.load()
+	}
+	cfg, err := parse("--container", "sglang-*", "--container", "vllm-[0-9]")
+	if err != nil || !slices.Equal(cfg.Journal.Containers, []string{"sglang-*", "vllm-[0-9]"}) {
+		t.Errorf("containers %q, %v", cfg.Journal.Containers, err)
+	}
+	if _, err := parse("--container", "vllm-["); err == nil || !strings.Contains(err.Error(), "journal.containers[0]") {
+		t.Errorf("a malformed glob: %v", err)
 	}
 }

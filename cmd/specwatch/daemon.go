@@ -51,7 +51,10 @@ func (d *daemon) reloaded(ok bool) {
 
 func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (*daemon, error) {
 	d := &daemon{cfg: cfg, log: log, slog: slog.New(zerolog.NewSlogHandler(log)), title: title}
-	d.state = pipeline.NewState(pipeline.StateOptions{Model: cfg.ModelOptions(live), Live: live})
+	// Every daemon's page follows a stream, so its verdicts follow the anomalies active now; an
+	// offline verdict (episodes that ended count) kept the demo's ANOMALOUS badge on a rank
+	// after its stuck-drafter episode ended, above an explanation saying "expected".
+	d.state = pipeline.NewState(pipeline.StateOptions{Model: cfg.ModelOptions(true), Live: live})
 	d.parser.Store(parse.NewParser(cfg.ParseOptions()))
 	v, rev := buildVersion()
 	m, err := exporter.NewMetrics(exporter.MetricsOptions{Source: d.state, MaxSeries: cfg.Model.MaxSeries, Version: v, Revision: rev})

@@ -46,12 +46,18 @@ type proc struct {
 
 func startRun(t testing.TB, args ...string) *proc {
 	t.Helper()
+	return startProc(t, append([]string{"run", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+}
+
+// startProc starts the binary with args; its JSON log must say where it serves.
+func startProc(t testing.TB, args ...string) *proc {
+	t.Helper()
 	bin, err := binary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &proc{t: t, addr: make(chan string, 1), done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, append([]string{"run", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	p.cmd = exec.Command(bin, args...)
 	stderr, _ := p.cmd.StderrPipe()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

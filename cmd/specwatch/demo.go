@@ -57,10 +57,18 @@ func runDemo(ctx context.Context, once bool, format, listen string, speed float6
 	}
 	cfg := config.Default()
 	cfg.Listen = listen
+	// The replay's times are the simulation's, not the clock's: against the clock every series
+	// would look silent for days and leave /metrics.
+	cfg.Model.ExpireAfter = 0
 	log, _, err := newLogger("info", "auto", stderr)
 	if err != nil {
 		return err
 	}
+	stopMetrics, err := startDemoMetrics(&cfg, time.Now)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	d, err := newDaemon(cfg, log, false, "specwatch demo")
 	if err != nil {
 		return err
@@ -70,9 +78,15 @@ func runDemo(ctx context.Context, once bool, format, listen string, speed float6
 	if speed == 0 {
 		pace = "as fast as possible"
 	}
-	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping.\n", pace)
+	fmt.Fprintf(stdout, "specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping,\n"+
+		"  and scraping a simulated vLLM MTP engine's /metrics live (%s, %s) every 2 s.\n", pace, demoMetricsHost, demoMetricsUnit)
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.serve(ctx, func(ctx context.Context) error {
+		stopScrape, err := d.startScrape(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopScrape()
 		src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport, Speed: speed, Sleep: sleepCtx(ctx)})
 		defer src.Close()
 		return d.pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})

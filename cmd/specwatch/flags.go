@@ -14,7 +14,8 @@ import (
 type runFlags struct {
 	config                         string
 	units, identifiers, pushLabels []string
-	scrape                         []string
+	containers, scrape, files      []string
+	docker, kubernetes             bool
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
 	namespace                      string
@@ -39,6 +40,7 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 		{name: "config.file", old: "config", help: "YAML configuration file; every key is documented in /etc/specwatch/specwatch.yaml", str: &f.config},
 		{name: "journal.unit", old: "unit", help: "journal match on _SYSTEMD_UNIT (repeatable, ORed)", list: &f.units},
 		{name: "journal.identifier", old: "identifier", help: "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)", list: &f.identifiers},
+		{name: "journal.container", old: "container", help: "only entries of containers whose CONTAINER_NAME (else CONTAINER_ID) matches this glob (repeatable, ORed; applied after reading, within the unit and identifier matches)", list: &f.containers},
 		{name: "journal.directory", old: "journal-dir", help: "journal directory to read instead of the local journal", str: &f.journalDir},
 		{name: "journal.backend", old: "journal-backend", help: "journal reader: auto, native, sdjournal or journalctl", def: d.Journal.Backend, str: &f.backend},
 		{name: "journal.namespace", old: "journal-namespace", help: "journal namespace to read (as journalctl --namespace; * for all); default: the default namespace only", str: &f.namespace},
@@ -49,6 +51,7 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 		{name: "push.url", old: "push-url", help: "VictoriaMetrics import URL (…/api/v1/import/prometheus); empty: no push", str: &f.pushURL},
 		{name: "push.label", old: "push-label", help: "extra label k=v on every pushed series (repeatable)", list: &f.pushLabels},
 		{name: "scrape.url", old: "scrape", help: "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)", list: &f.scrape},
+		{name: "file", help: "follow log files matching this glob like tail -F (repeatable; replaces the config's files: list)", list: &f.files},
 		{name: "log.level", old: "log-level", help: "debug, info, warn or error", def: d.Log.Level, str: &f.logLevel},
 		{name: "log.format", old: "log-format", help: "auto, json, console or journald", def: d.Log.Format, str: &f.logFormat},
 	} {
@@ -76,6 +79,10 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 			}
 		}
 	}
+	c.Flag("docker", "follow every Docker container's json-file log (docker: in the config sets root and patterns)").
+		Action(f.set.mark("docker")).BoolVar(&f.docker)
+	c.Flag("kubernetes", "follow every pod's container logs under /var/log/pods (kubernetes: in the config sets root, patterns and annotation scraping)").
+		Action(f.set.mark("kubernetes")).BoolVar(&f.kubernetes)
 	c.Flag("push.interval", "push period, at least 1s").Default(d.Push.Interval.String()).
 		Action(f.set.mark("push.interval")).SetValue(duration{"push.interval", &f.pushInterval})
 	alias(c, f.set, stderr, "push-interval", "push.interval").SetValue(duration{"push.interval", &f.pushInterval})
@@ -104,6 +111,18 @@ func (f *runFlags) apply(cfg *config.Config) error {
 	}
 	if len(f.identifiers) > 0 {
 		cfg.Journal.Identifiers = f.identifiers
+	}
+	if len(f.containers) > 0 {
+		cfg.Journal.Containers = f.containers
+	}
+	if len(f.files) > 0 {
+		cfg.Files = f.files
+	}
+	if given("docker") {
+		cfg.Docker.Enabled = f.docker
+	}
+	if given("kubernetes") {
+		cfg.Kubernetes.Enabled = f.kubernetes
 	}
 	if len(f.scrape) > 0 {
 		cfg.Scrape = nil

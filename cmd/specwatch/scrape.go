@@ -2,42 +2,103 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/url"
+	"os"
 	"sync"
 
+	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/ingest/kubepods"
 	"github.com/specwatch/specwatch/ingest/scrape"
+	"github.com/specwatch/specwatch/ingest/scrape/discover"
 	"github.com/specwatch/specwatch/pipeline"
 )
 
-// startScrape scrapes the config's targets (scrape:, --scrape) into the daemon's model through a
+// startScrape scrapes the config's targets (scrape:, --scrape.url) and, with
+// kubernetes.scrape_annotations, the node's annotated pods, into the daemon's model through a
 // pipeline of their own, beside the journal's, until stop is called (stop cancels and waits).
-// With no targets it does nothing.
+// With neither it does nothing.
 func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
 	targets, err := d.cfg.ScrapeTargets()
 	if err != nil {
 		return nil, err
 	}
-	if len(targets) == 0 {
+	k := d.cfg.Kubernetes
+	annotations := k.Enabled && k.ScrapeAnnotations
+	if len(targets) == 0 && !annotations {
 		return func() {}, nil
 	}
 	p := pipeline.New(d.state, pipeline.Options{Steps: d.metrics, Log: d.log})
-	src, err := scrape.New(scrape.Options{
-		Targets: targets, Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()),
-		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) },
-	})
-	if err != nil {
-		return nil, err
-	}
+	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()),
+		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = src.Run(ctx) // returns nil once ctx ends
-	}()
-	for _, t := range targets {
-		u, _ := url.Parse(t.URL) // validated
-		d.log.Info().Str("target", u.Redacted()).Dur("interval", t.Interval).Dur("timeout", t.Timeout).Msg("scraping")
+	if len(targets) > 0 {
+		so := opts
+		so.Targets = targets
+		src, err := scrape.New(so)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = src.Run(ctx) // returns nil once ctx ends
+		}()
+		for _, t := range targets {
+			u, _ := url.Parse(t.URL) // validated
+			d.log.Info().Str("target", u.Redacted()).Dur("interval", t.Interval).Dur("timeout", t.Timeout).Msg("scraping")
+		}
+	}
+	if annotations {
+		lister, err := podLister(k)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			discover.Run(ctx, discover.Options{Lister: lister, Refresh: k.Refresh, Source: opts,
+				Log: func(msg, target string, err error) {
+					ev := d.log.Info()
+					if err != nil {
+						ev = d.log.Warn().Err(err)
+					}
+					ev.Str("target", target).Msg(msg)
+				}})
+		}()
+		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Dur("refresh", k.Refresh).Msg("scraping the node's pods annotated specwatch.io/scrape")
 	}
 	return func() { cancel(); wg.Wait() }, nil
+}
+
+// podLister lists the node's annotated pods with the pod's own service account; the node is
+// NODE_NAME (the downward API's spec.nodeName) and the API server the in-cluster one, or
+// KUBERNETES_SERVICE_HOST:PORT where the cluster DNS is not used.
+func podLister(k config.KubernetesConfig) (*kubepods.Discoverer, error) {
+	tokenFile, caFile := k.TokenFile, k.CAFile
+	if tokenFile == "" {
+		tokenFile = kubepods.DefaultTokenFile
+	}
+	if caFile == "" {
+		caFile = kubepods.DefaultCAFile
+	}
+	token, err := kubepods.ReadToken(tokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes.scrape_annotations: %w", err)
+	}
+	ca, err := kubepods.ReadCA(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes.scrape_annotations: %w", err)
+	}
+	api := k.APIServer
+	if h, p := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT"); api == "" && h != "" && p != "" {
+		api = "https://" + net.JoinHostPort(h, p)
+	}
+	return kubepods.New(kubepods.Options{APIServer: api, Token: token, CA: ca, Node: os.Getenv("NODE_NAME"),
+		Interval: config.DefaultScrapeInterval, Timeout: config.DefaultScrapeTimeout})
 }

@@ -2,14 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -93,5 +96,55 @@ func TestRunScrapes(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s\n%s", want, p.logs())
 		}
+	}
+}
+
+// TestRunScrapesAnnotatedPods: with the kubernetes preset and scrape_annotations, run lists
+// the node's pods from the API server (a loopback TLS stand-in serving a PodList: no control
+// plane runs here) with the service account's token, and scrapes the annotated pod's engine
+// into a series labelled with its namespace, pod and container.
+func TestRunScrapesAnnotatedPods(t *testing.T) {
+	var scrapes atomic.Int64
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n := float64(scrapes.Add(1))
+		fmt.Fprintf(w, "# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total{engine=\"0\",model_name=\"m\"} %g\n"+
+			"# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{engine=\"0\",model_name=\"m\"} %g\n"+
+			"# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{engine=\"0\",model_name=\"m\"} %g\n", 100*n, 150*n, 300*n)
+	}))
+	defer engine.Close()
+	eu, _ := url.Parse(engine.URL)
+	var auth, selector string
+	var mu sync.Mutex
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth, selector = r.Header.Get("Authorization"), r.URL.Query().Get("fieldSelector")
+		mu.Unlock()
+		fmt.Fprintf(w, `{"kind":"PodList","items":[{"metadata":{"name":"vllm-0","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"%s"}},
+"spec":{"containers":[{"name":"vllm","ports":[{"containerPort":%s}]}]},"status":{"phase":"Running","podIP":"127.0.0.1"}}]}`, eu.Port(), eu.Port())
+	}))
+	defer api.Close()
+	dir := t.TempDir()
+	caPath, tokenPath := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "token")
+	os.WriteFile(caPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o644)
+	os.WriteFile(tokenPath, []byte("sa-token\n"), 0o600)
+	cfgPath := filepath.Join(dir, "specwatch.yaml")
+	os.WriteFile(cfgPath, []byte("kubernetes:\n  enabled: true\n  root: "+t.TempDir()+"\n  scrape_annotations: true\n  refresh: 1s\n"+
+		"  api_server: "+api.URL+"\n  token_file: "+tokenPath+"\n  ca_file: "+caPath+"\n"), 0o644)
+	t.Setenv("NODE_NAME", "gpu07")
+	p := startRun(t, "--config", cfgPath, "--state-dir", t.TempDir())
+	defer func() {
+		if t.Failed() {
+			t.Log(p.logs())
+		}
+	}()
+	eventually(t, "the annotated pod's series", func() bool {
+		m := get(p.url("/metrics"))
+		return strings.Contains(m, `specwatch_scrape_up{target="`+engine.URL+`/metrics"} 1`) &&
+			strings.Contains(m, `container="vllm"`) && strings.Contains(m, `namespace="llm"`) && strings.Contains(m, `pod="vllm-0"`)
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if auth != "Bearer sa-token" || selector != "spec.nodeName=gpu07" {
+		t.Errorf("API request: authorization %q, field selector %q", auth, selector)
 	}
 }

@@ -6,6 +6,7 @@ package journal
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"strings"
 	"time"
@@ -31,6 +32,11 @@ type Options struct {
 	// of them, in either list, is read; with both lists empty every entry is.
 	Units       []string
 	Identifiers []string
+	// Containers are shell globs (path.Match) on the entry's container (CONTAINER_NAME, else
+	// CONTAINER_ID, as ingest.Entry.Container): with any, only entries whose container
+	// matches one are read, of those the unit and identifier matches select. A glob is no
+	// journal match, so the backends read those entries and drop the others after reading.
+	Containers []string
 	// Start is where reading begins; the zero value is Tail().
 	Start Start
 	// NoFollow reads up to the end of the journal and stops there: Next returns io.EOF
@@ -160,6 +166,11 @@ func (o *Options) validate() error {
 			}
 		}
 	}
+	for _, g := range o.Containers {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			return fmt.Errorf("ingest: invalid container glob %q: %v", g, err)
+		}
+	}
 	if o.Backend < Auto || o.Backend > Native {
 		return fmt.Errorf("ingest: unknown journal backend %v", o.Backend)
 	}
@@ -168,7 +179,7 @@ func (o *Options) validate() error {
 
 // backendOptions is what every backend reads of o.
 func (o *Options) backendOptions() backend.Options {
-	b := backend.Options{Dir: o.Dir, Namespace: o.Namespace, Units: o.Units, Identifiers: o.Identifiers, NoFollow: o.NoFollow, Warn: o.Warn}
+	b := backend.Options{Dir: o.Dir, Namespace: o.Namespace, Units: o.Units, Identifiers: o.Identifiers, Containers: o.Containers, NoFollow: o.NoFollow, Warn: o.Warn}
 	b.Cursor, b.Head, b.Since = o.Start.cursor, o.Start.at == head, o.Start.since
 	return b
 }

@@ -12,6 +12,8 @@ const (
 	HasUnit
 	HasHost
 	HasIdent
+	HasContainerName
+	HasContainerID
 )
 
 // Fields collects what an ingest.Entry needs from one JSON or export record; the slices point
@@ -21,6 +23,31 @@ type Fields struct {
 	Null                           bool // JSON only: MESSAGE was null (journalctl left it out)
 	Time                           int64
 	Msg, Host, Unit, Ident, Cursor []byte
+	// ContainerName and ContainerID are CONTAINER_NAME and CONTAINER_ID, which Docker's
+	// and Podman's journald drivers add; Container chooses between them.
+	ContainerName, ContainerID []byte
+}
+
+// Container is the record's container: its name, or its short id when it has no name.
+func (f *Fields) Container() []byte { return Container(f.ContainerName, f.ContainerID) }
+
+// shortID is how many characters of a container id Docker and Podman show (and write as
+// CONTAINER_ID; CONTAINER_ID_FULL has the rest).
+const shortID = 12
+
+// Container names the container of a journal entry from its CONTAINER_NAME and CONTAINER_ID
+// (either may be empty): the name when there is one, as it is what operators know and it
+// survives the container's re-creation; else the id cut to Docker's short form, so that a
+// writer that logs the full id still names the container as `docker ps` does. Every journal
+// backend calls it, so they agree.
+func Container(name, id []byte) []byte {
+	if len(name) > 0 {
+		return name
+	}
+	if len(id) > shortID {
+		return id[:shortID:shortID]
+	}
+	return id
 }
 
 // IsEntry tells a journal entry from other data that happens to parse: it has at least one of
@@ -32,6 +59,7 @@ func (f *Fields) IsEntry() bool { return f.Has&(HasMsg|HasCursor|HasTime) != 0 }
 // decoder at a time, and values decoded into it stay valid until the next record.
 type Scratch struct {
 	msg, host, unit, ident, cursor, key, num []byte
+	cname, cid                               []byte
 }
 
 // Export keeps val if key is a field an Entry needs and f has none yet (the first of a
@@ -48,6 +76,10 @@ func (f *Fields) Export(key, val []byte, s *Scratch) {
 		bit, dst = HasUnit, &s.unit
 	case "SYSLOG_IDENTIFIER":
 		bit, dst = HasIdent, &s.ident
+	case "CONTAINER_NAME":
+		bit, dst = HasContainerName, &s.cname
+	case "CONTAINER_ID":
+		bit, dst = HasContainerID, &s.cid
 	case "__CURSOR":
 		bit, dst = HasCursor, &s.cursor
 	case "__REALTIME_TIMESTAMP":
@@ -75,6 +107,10 @@ func (f *Fields) Export(key, val []byte, s *Scratch) {
 		f.Unit = *dst
 	case HasIdent:
 		f.Ident = *dst
+	case HasContainerName:
+		f.ContainerName = *dst
+	case HasContainerID:
+		f.ContainerID = *dst
 	case HasCursor:
 		f.Cursor = *dst
 	}

@@ -85,6 +85,10 @@ func (r *Scratch) scanField(s *jsonScanner, f *Fields, key []byte) error {
 		bit, dst = HasUnit, &r.unit
 	case "SYSLOG_IDENTIFIER":
 		bit, dst = HasIdent, &r.ident
+	case "CONTAINER_NAME":
+		bit, dst = HasContainerName, &r.cname
+	case "CONTAINER_ID":
+		bit, dst = HasContainerID, &r.cid
 	case "__CURSOR":
 		bit, dst = HasCursor, &r.cursor
 	case "__REALTIME_TIMESTAMP":
@@ -109,6 +113,10 @@ func (r *Scratch) scanField(s *jsonScanner, f *Fields, key []byte) error {
 		f.Unit = val
 	case HasIdent:
 		f.Ident = val
+	case HasContainerName:
+		f.ContainerName = val
+	case HasContainerID:
+		f.ContainerID = val
 	case HasCursor:
 		f.Cursor = val
 	case HasTime:

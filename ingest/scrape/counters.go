@@ -10,6 +10,11 @@ type prev struct {
 	r   reading
 	ok  bool
 	gen int // the scrape generation that last saw this rank
+	// The start of SGLang's finished-request interval: its verify-step and token counters move
+	// only when a request finishes, so the interval runs from the last scrape at which they
+	// moved, not from the last scrape.
+	vCalls, vGen float64
+	vOK          bool
 }
 
 // reset reports whether any counter the two readings share went down: the engine restarted
@@ -44,14 +49,15 @@ func delta(a, b *reading, s slot) (float64, bool) {
 }
 
 // samples turns the interval from p to (t, cur) into the model's samples, appended to out
-// through fill (which sets time, host, unit, engine and rank). vLLM gets a decode sample (its
-// engine line: running, waiting, KV usage, generation tokens/s) then a spec sample (its
-// SpecDecoding line: commit length, accepted and drafted tokens, per position), as its logs
+// through fill (which sets time, host, unit, engine, rank and source). vLLM gets a decode
+// sample (its engine line: running, waiting, KV usage, generation tokens/s) then a spec sample
+// (its SpecDecoding line: commit length, accepted and drafted tokens, per position), as its logs
 // would; the other engines one decode sample with everything, as SGLang's decode line has.
 // Counters yield figures only over an interval with a start and no reset; gauges are the value
-// as of the scrape.
+// as of the scrape. A reset (the engine restarted) yields an event sample first, and no figure
+// from the counters: the interval starts again at this scrape.
 func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*parse.Sample)) []parse.Sample {
-	var dec, spec parse.Sample
+	var dec, spec, ev parse.Sample
 	dec.Kind, spec.Kind = parse.KindDecode, parse.KindSpec
 	fill(&dec)
 	fill(&spec)
@@ -65,37 +71,35 @@ func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*par
 	gauge(&dec, slotKVUsage, parse.KVUsage)
 	gauge(&dec, slotTokenUsage, parse.TokenUsage)
 	gauge(&dec, slotGenTPS, parse.GenTPS)
-	gauge(&dec, slotAcceptRate, parse.AcceptRate)
-	gauge(&dec, slotCommit, parse.Commit)
 
 	counts := &dec
 	if engine == parse.EngineVLLM {
 		counts = &spec
 	}
-	secs := float64(t-p.t) / 1e9
-	if p.ok && secs > 0 && !reset(&p.r, cur) {
-		if d, ok := delta(&p.r, cur, slotGenTokens); ok && !dec.Has(parse.GenTPS) {
-			dec.Set(parse.GenTPS, d/secs)
-		}
-		acc, hasAcc := delta(&p.r, cur, slotAccepted)
-		drafted, hasDr := delta(&p.r, cur, slotDraftTokens)
-		drafts, hasDrafts := delta(&p.r, cur, slotDrafts)
-		if hasAcc && hasDr && drafted > 0 {
-			counts.Set(parse.Accepted, acc)
-			counts.Set(parse.Drafted, drafted)
-			counts.Set(parse.AcceptedTPS, acc/secs)
-			counts.Set(parse.DraftedTPS, drafted/secs)
-		}
-		if hasAcc && hasDrafts && drafts > 0 {
-			counts.Set(parse.Commit, 1+acc/drafts) // the counters win over a gauge
-			n := min(p.r.nPos, cur.nPos)
-			for i := 0; i < n; i++ {
-				counts.PerPos[i] = (cur.perPos[i] - p.r.perPos[i]) / drafts
-			}
-			counts.NPos = n
-		}
+	gauge(counts, slotAcceptRate, parse.AcceptRate)
+	_, verifies := cur.get(slotVerifyCalls)
+	if !verifies { // SGLang's counters, when it has them, replace its most-recent gauge
+		gauge(counts, slotCommit, parse.Commit)
 	}
-	out := make([]parse.Sample, 0, 2)
+	if c, ok := v0Commit(cur); ok && !counts.Has(parse.Commit) {
+		counts.Set(parse.Commit, c)
+	}
+
+	restarted := p.ok && reset(&p.r, cur)
+	if restarted {
+		fill(&ev)
+		ev.Kind, ev.Event = parse.KindEvent, parse.EventRestart
+	}
+	secs := float64(t-p.t) / 1e9
+	if p.ok && secs > 0 && !restarted {
+		intervalCounts(&p.r, cur, secs, &dec, counts)
+	}
+	finishedCommit(p, cur, restarted, counts)
+
+	out := make([]parse.Sample, 0, 3)
+	if restarted {
+		out = append(out, ev)
+	}
 	if dec.Fields() != 0 {
 		out = append(out, dec)
 	}
@@ -103,4 +107,73 @@ func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*par
 		out = append(out, spec)
 	}
 	return out
+}
+
+// intervalCounts sets the figures of the counters' increase over one interval of secs seconds.
+func intervalCounts(a, b *reading, secs float64, dec, counts *parse.Sample) {
+	if d, ok := delta(a, b, slotGenTokens); ok && !dec.Has(parse.GenTPS) {
+		dec.Set(parse.GenTPS, d/secs)
+	}
+	acc, hasAcc := delta(a, b, slotAccepted)
+	drafted, hasDr := delta(a, b, slotDraftTokens)
+	drafts, hasDrafts := delta(a, b, slotDrafts)
+	emitted, hasEm := delta(a, b, slotEmitted)
+	if hasAcc && hasDr && drafted > 0 {
+		counts.Set(parse.Accepted, acc)
+		counts.Set(parse.Drafted, drafted)
+		counts.Set(parse.AcceptedTPS, acc/secs)
+		counts.Set(parse.DraftedTPS, drafted/secs)
+	}
+	switch {
+	case hasAcc && hasDrafts && drafts > 0:
+		counts.Set(parse.Commit, 1+acc/drafts) // the counters win over a gauge
+		n := min(a.nPos, b.nPos)
+		for i := 0; i < n; i++ {
+			counts.PerPos[i] = (b.perPos[i] - a.perPos[i]) / drafts
+		}
+		counts.NPos = n
+	case hasAcc && hasEm && emitted > acc:
+		// vLLM v0 counts no verify steps, but each step emits its accepted tokens and one
+		// more: steps = emitted − accepted, commit length = emitted / steps.
+		counts.Set(parse.Commit, emitted/(emitted-acc))
+	}
+}
+
+// v0Commit is vLLM v0's commit length from its two gauges when its counters are not there:
+// with acceptance rate α and efficiency e = (αk + 1)/(k + 1), k = (1 − e)/(e − α) and the
+// commit length is αk + 1.
+func v0Commit(r *reading) (float64, bool) {
+	e, okE := r.get(slotEfficiency)
+	a, okA := r.get(slotAcceptRate)
+	if _, em := r.get(slotEmitted); em || !okE || !okA || e <= a || e > 1 || a < 0 {
+		return 0, false
+	}
+	k := (1 - e) / (e - a)
+	if k < 1 || k > 64 {
+		return 0, false
+	}
+	return a*k + 1, true
+}
+
+// finishedCommit sets SGLang's commit length from its finished-request counters: tokens
+// generated / verify steps over the requests that finished since the counters last moved. A
+// scrape at which no request finished yields nothing (not a commit length of zero or one), and
+// keeps the interval's start.
+func finishedCommit(p *prev, cur *reading, restarted bool, counts *parse.Sample) {
+	calls, ok1 := cur.get(slotVerifyCalls)
+	gen, ok2 := cur.get(slotReqGenTokens)
+	if !ok1 || !ok2 {
+		p.vOK = false
+		return
+	}
+	switch {
+	case !p.vOK || restarted || calls < p.vCalls || gen < p.vGen:
+	case calls > p.vCalls:
+		if c := (gen - p.vGen) / (calls - p.vCalls); c >= 1 {
+			counts.Set(parse.Commit, c)
+		}
+	default:
+		return // no request finished: the interval goes on
+	}
+	p.vCalls, p.vGen, p.vOK = calls, gen, true
 }

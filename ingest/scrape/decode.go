@@ -78,6 +78,7 @@ func Decode(body []byte, contentType string, r *Readings) error {
 		mf.Reset()
 		err := dec.Decode(&mf)
 		if errors.Is(err, io.EOF) {
+			r.sglangRanks()
 			return nil
 		}
 		if err != nil {

@@ -11,24 +11,32 @@ import (
 type slot uint8
 
 const (
-	slotDrafts      slot = iota // counter: verify steps that carried a draft
-	slotAccepted                // counter: accepted draft tokens
-	slotDraftTokens             // counter: drafted (proposed) tokens
-	slotGenTokens               // counter: generated tokens
-	slotCommit                  // gauge: the engine's own commit (acceptance) length
-	slotAcceptRate              // gauge: accepted / drafted as the engine states it
-	slotRunning                 // gauge: running requests
-	slotQueue                   // gauge: waiting requests
-	slotKVUsage                 // gauge: fraction of the KV cache in use (vLLM)
-	slotTokenUsage              // gauge: fraction of the token pool in use (SGLang)
-	slotGenTPS                  // gauge: generation throughput, tokens/s (SGLang)
-	slotPerPos                  // counter with a position label: accepted tokens per draft position
+	slotDrafts       slot = iota // counter: verify steps that carried a draft
+	slotAccepted                 // counter: accepted draft tokens
+	slotDraftTokens              // counter: drafted (proposed) tokens
+	slotGenTokens                // counter: generated tokens
+	slotCommit                   // gauge: the engine's own commit (acceptance) length
+	slotAcceptRate               // gauge: accepted / drafted as the engine states it
+	slotRunning                  // gauge: running requests
+	slotQueue                    // gauge: waiting requests
+	slotKVUsage                  // gauge: fraction of the KV cache in use (vLLM)
+	slotTokenUsage               // gauge: fraction of the token pool in use (SGLang)
+	slotGenTPS                   // gauge: generation throughput, tokens/s (SGLang)
+	slotPerPos                   // counter with a position label: accepted tokens per draft position
+	slotEmitted                  // counter: emitted tokens, accepted + one per verify step (vLLM v0)
+	slotEfficiency               // gauge: emitted / the most a step could emit (vLLM v0)
+	slotVerifyCalls              // counter: verify steps, added when a request finishes (SGLang)
+	slotReqGenTokens             // counter: generated tokens, added when a request finishes (SGLang)
 	numSlots
 )
 
 // isCounter reports whether a slot is a cumulative counter (deltas) rather than a gauge.
 func (s slot) isCounter() bool {
-	return s <= slotGenTokens || s == slotPerPos
+	switch s {
+	case slotDrafts, slotAccepted, slotDraftTokens, slotGenTokens, slotPerPos, slotEmitted, slotVerifyCalls, slotReqGenTokens:
+		return true
+	}
+	return false
 }
 
 // metric is one row of the name table.
@@ -53,11 +61,22 @@ var metrics = map[string]metric{
 	"vllm:kv_cache_usage_perc":                     {parse.EngineVLLM, slotKVUsage},
 	"vllm:gpu_cache_usage_perc":                    {parse.EngineVLLM, slotKVUsage},
 
-	// llama.cpp server (--metrics): the Prometheus block of llama-server (tools/server, written
-	// with add_items("counter", …): "llamacpp:" + a name that already ends in _total, C++ stream
-	// formatting); no labels but position on the per-position counter. Read in a copy of that
-	// code that could not be tied to a ggml-org/llama.cpp commit: the _total suffix is optional
-	// here, so both spellings match.
+	// vLLM v0: vllm/engine/metrics.py (Metrics), label model_name only, so its one engine is
+	// rank "" as its log lines are. The accepted and draft-token counters keep v1's names; the
+	// gauges are the spec decode worker's running figures: acceptance rate = accepted / draft
+	// tokens, efficiency = emitted / (verify steps × (k + 1)).
+	"vllm:spec_decode_num_emitted_tokens":    {parse.EngineVLLM, slotEmitted},
+	"vllm:spec_decode_draft_acceptance_rate": {parse.EngineVLLM, slotAcceptRate},
+	"vllm:spec_decode_efficiency":            {parse.EngineVLLM, slotEfficiency},
+
+	// llama.cpp server (--metrics): the speculative counters came upstream with ggml-org/llama.cpp
+	// pull request 26389 (merged 2026-08), "matching the vLLM counter schema": counters
+	// spec_decode_num_drafts, _num_draft_tokens, _num_accepted_tokens and
+	// _num_accepted_tokens_per_pos{position}, the last absent until a speculative request has
+	// completed. The pull request's description and README table spell them without _total,
+	// builds of the same code with it (the server's other counters, n_decode_total,
+	// tokens_predicted_seconds_total, end in _total), so both spellings match here. No labels
+	// but position: one llama-server is one rank.
 	"llamacpp:spec_decode_num_drafts":                  {parse.EngineLlamaCpp, slotDrafts},
 	"llamacpp:spec_decode_num_draft_tokens":            {parse.EngineLlamaCpp, slotDraftTokens},
 	"llamacpp:spec_decode_num_accepted_tokens":         {parse.EngineLlamaCpp, slotAccepted},
@@ -74,6 +93,11 @@ var metrics = map[string]metric{
 	"sglang:num_queue_reqs":     {parse.EngineSGLang, slotQueue},
 	"sglang:token_usage":        {parse.EngineSGLang, slotTokenUsage},
 	"sglang:gen_throughput":     {parse.EngineSGLang, slotGenTPS},
+	// Counters that SGLang adds to only when a request finishes (observe_one_finished_request):
+	// the verify steps and the tokens of the finished requests. Their ratio over an interval in
+	// which requests finished is the commit length of those requests (counters.go).
+	"sglang:spec_verify_calls": {parse.EngineSGLang, slotVerifyCalls},
+	"sglang:generation_tokens": {parse.EngineSGLang, slotReqGenTokens},
 
 	// TensorRT-LLM: tensorrt_llm/metrics/collector.py (MetricsCollector, prefix "trtllm_");
 	// labels model_name, engine_type. It has no drafts counter: commit length is its gauge.
@@ -96,8 +120,10 @@ func lookup(name string) (metric, bool) {
 }
 
 // rankOf is the series rank as the engine's own log lines name it, so that a rank seen in
-// both logs and /metrics keys the same series: vLLM "Engine 000", SGLang "DP3 TP3" / "TP0",
-// nothing for single-process servers. get returns a label's value ("" if absent).
+// both logs and /metrics keys the same series: vLLM "Engine 000" (its engine label is the
+// engine index its engine line prints as %03d), nothing for single-process servers. SGLang's
+// name depends on the whole deployment (sglangRanks): here it is only its labels, joined.
+// get returns a label's value ("" if absent).
 func rankOf(e parse.Engine, get func(string) string) string {
 	switch e {
 	case parse.EngineVLLM:
@@ -108,14 +134,7 @@ func rankOf(e parse.Engine, get func(string) string) string {
 			return "Engine " + v
 		}
 	case parse.EngineSGLang:
-		var parts []string
-		if v := get("dp_rank"); v != "" {
-			parts = append(parts, "DP"+v)
-		}
-		if v := get("tp_rank"); v != "" {
-			parts = append(parts, "TP"+v)
-		}
-		return strings.Join(parts, " ")
+		return sglangRaw{get("dp_rank"), get("pp_rank"), get("tp_rank"), get("moe_ep_rank")}.String()
 	}
 	if v := get("rank"); v != "" {
 		return v
@@ -129,4 +148,64 @@ func pad3(n int) string {
 		s = "0" + s
 	}
 	return s
+}
+
+// sglangRaw is an SGLang rank's labels, before sglangRanks names it.
+type sglangRaw struct{ dp, pp, tp, ep string }
+
+func (r sglangRaw) String() string { return r.dp + "\x00" + r.pp + "\x00" + r.tp + "\x00" + r.ep }
+
+func parseSGLangRaw(s string) sglangRaw {
+	f := strings.SplitN(s, "\x00", 4)
+	for len(f) < 4 {
+		f = append(f, "")
+	}
+	return sglangRaw{f[0], f[1], f[2], f[3]}
+}
+
+// sglangRanks names SGLang's ranks as its scheduler's log prefix does (run_scheduler_process in
+// python/sglang/srt/managers/scheduler.py): "DP<dp>" when the rank has a dp_rank, then
+// "PP<pp>" when there is more than one pipeline stage, "TP<tp>" more than one tensor-parallel
+// rank, "EP<ep>" more than one expert-parallel rank. /metrics labels every rank with tp_rank
+// and pp_rank, even alone; the sizes are the distinct values the exposition holds, since one
+// server's /metrics carries all of its ranks.
+func (r *Readings) sglangRanks() {
+	var raws []rankKey
+	for k := range r.ranks {
+		if k.engine == parse.EngineSGLang {
+			raws = append(raws, k)
+		}
+	}
+	if len(raws) == 0 {
+		return
+	}
+	pp, tp, ep := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, k := range raws {
+		x := parseSGLangRaw(k.rank)
+		pp[x.pp], tp[x.tp], ep[x.ep] = true, true, true
+	}
+	for _, k := range raws {
+		x := parseSGLangRaw(k.rank)
+		var parts []string
+		if x.dp != "" {
+			parts = append(parts, "DP"+x.dp)
+		}
+		if len(pp) > 1 {
+			parts = append(parts, "PP"+x.pp)
+		}
+		if len(tp) > 1 {
+			parts = append(parts, "TP"+x.tp)
+		}
+		if len(ep) > 1 {
+			parts = append(parts, "EP"+x.ep)
+		}
+		named := rankKey{parse.EngineSGLang, strings.Join(parts, " ")}
+		rd := r.ranks[k]
+		delete(r.ranks, k)
+		if _, dup := r.ranks[named]; dup {
+			r.Dropped++ // two label sets that the log prefix cannot tell apart
+			continue
+		}
+		r.ranks[named] = rd
+	}
 }

@@ -48,3 +48,16 @@ func (m *Metrics) init(target string) {
 	m.resets.WithLabelValues(target)
 	m.samples.WithLabelValues(target)
 }
+
+// Forget removes a target's series: a discovered target that went away (its pod was deleted)
+// leaves /metrics instead of staying at its last values forever, which pod churn would grow
+// without bound.
+func (m *Metrics) Forget(target string) {
+	m.up.DeleteLabelValues(target)
+	m.duration.DeleteLabelValues(target)
+	for _, r := range []string{reasonHTTP, reasonTimeout, reasonSize, reasonFormat} {
+		m.failures.DeleteLabelValues(target, r)
+	}
+	m.resets.DeleteLabelValues(target)
+	m.samples.DeleteLabelValues(target)
+}

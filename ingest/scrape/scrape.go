@@ -34,8 +34,9 @@ type Target struct {
 	URL      string
 	Interval time.Duration
 	Timeout  time.Duration
-	// Labels: "host" overrides the host taken from the URL and "unit" sets the unit, so that
-	// the series joins the one the engine's logs make (same host, unit, engine and rank).
+	// Labels: "host" overrides the host taken from the URL; "unit", "container", "namespace"
+	// and "pod" set those parts of the series key, so that the series joins the one the
+	// engine's logs make (same host, unit, container, engine and rank).
 	Labels map[string]string
 	// BearerToken, or Username and Password (basic auth), if the endpoint wants either.
 	BearerToken        string
@@ -276,6 +277,7 @@ const forgetAfter = 10
 func (s *Source) apply(t *target, now int64) (n, resets int) {
 	t.gen++
 	unit := []byte(t.Labels["unit"])
+	ctr, ns, pod := []byte(t.Labels["container"]), []byte(t.Labels["namespace"]), []byte(t.Labels["pod"])
 	host := []byte(t.host)
 	for k, cur := range t.rd.ranks {
 		p := t.prev[k]
@@ -288,7 +290,8 @@ func (s *Source) apply(t *target, now int64) (n, resets int) {
 		}
 		rank := []byte(k.rank)
 		out := samples(p, now, cur, k.engine, func(x *parse.Sample) {
-			x.Engine, x.Host, x.Unit, x.Rank, x.Time = k.engine, host, unit, rank, now
+			x.Engine, x.Host, x.Unit, x.Rank, x.Time, x.Source = k.engine, host, unit, rank, now, parse.SourceMetrics
+			x.Container, x.Namespace, x.Pod = ctr, ns, pod
 		})
 		p.t, p.r, p.ok, p.gen = now, *cur, true, t.gen
 		s.sinkMu.Lock()

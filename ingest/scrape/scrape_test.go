@@ -108,6 +108,9 @@ func TestVLLMCounters(t *testing.T) {
 	got = scrape(restarted)
 	none(t, got, parse.Commit)
 	none(t, got, parse.GenTPS)
+	if ev := one(t, got, parse.KindEvent); ev.Event != parse.EventRestart || ev.Source != parse.SourceMetrics || string(ev.Rank) != "Engine 000" {
+		t.Errorf("restart event: %+v", ev)
+	}
 	if n := testutil.ToFloat64(src.o.Metrics.resets.WithLabelValues(ep.URL + "/metrics")); n != 1 {
 		t.Errorf("counter resets = %v, want 1", n)
 	}

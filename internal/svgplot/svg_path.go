@@ -65,30 +65,63 @@ func appendSep(b []byte, k int64) []byte {
 
 // polyline accumulates one <path> for a line that may have gaps: a non-finite point or a break
 // lifts the pen, so one element draws the whole series (thousands of <line>s would be slow).
+//
+// A point within half a pixel of the last one drawn is held back rather than drawn: a day of
+// samples puts several on each pixel column of a plot, and the line through them looks the
+// same. The held point is drawn when the pen lifts or the path ends, so the line still ends
+// where the data does.
 type polyline struct {
-	d    pathData
-	pen  bool
-	segs int // points drawn, for tests and for skipping an empty path
+	d      pathData
+	pen    bool
+	segs   int // points drawn, for tests and for skipping an empty path
+	lx, ly float64
+	held   bool
+	hx, hy float64
 }
 
 func (p *polyline) to(x, y float64) {
 	if !Finite(x) || !Finite(y) {
-		p.pen = false
+		p.lift()
 		return
 	}
+	if p.pen && math.Abs(x-p.lx) < 0.5 && math.Abs(y-p.ly) < 0.5 {
+		p.held, p.hx, p.hy = true, x, y
+		return
+	}
+	// A flat stretch (a rolling mean that does not move, a prediction that holds) is one
+	// segment: the points along it are held, and only its end is drawn.
+	if p.pen && tenths(y) == tenths(p.ly) && (!p.held || tenths(p.hy) == tenths(p.ly)) {
+		p.held, p.hx, p.hy = true, x, y
+		return
+	}
+	if p.held {
+		p.draw(p.hx, p.hy)
+	}
+	p.draw(x, y)
+}
+
+func (p *polyline) draw(x, y float64) {
 	c := byte('m')
 	if p.pen {
 		c = 'l'
 	}
 	p.d.to(c, x, y)
-	p.pen = true
+	p.pen, p.held = true, false
+	p.lx, p.ly = x, y
 	p.segs++
 }
 
-func (p *polyline) lift() { p.pen = false }
+// lift ends the current stretch of line, drawing a point held back.
+func (p *polyline) lift() {
+	if p.held {
+		p.draw(p.hx, p.hy)
+	}
+	p.pen = false
+}
 
 // write emits the path if it has at least one point.
 func (p *polyline) write(s *svgBuf, class string) {
+	p.lift()
 	if p.segs > 0 {
 		p.d.write(s, class)
 	}
@@ -97,16 +130,27 @@ func (p *polyline) write(s *svgBuf, class string) {
 // dots draws many small circles as one <path> of zero-length segments with round caps
 // ("m dx dyh0"; the stroke width is the diameter): a third of the bytes of <circle> elements
 // and one DOM node for thousands of samples, which keeps a day of data fast to lay out and
-// paint.
+// paint. A dot on a pixel that already has one is not drawn again: the dots are wider than a
+// pixel, so it would not show, and on a day of samples most dots are such repeats (the
+// status page's plots were about 50 KB per series, refreshed every 10 s).
 type dots struct {
-	d pathData
-	n int
+	d    pathData
+	n    int
+	seen map[[2]int32]struct{}
 }
 
 func (p *dots) at(x, y float64) {
 	if !Finite(x) || !Finite(y) {
 		return
 	}
+	cell := [2]int32{int32(math.Round(math.Max(-1e9, math.Min(1e9, x)))), int32(math.Round(math.Max(-1e9, math.Min(1e9, y))))}
+	if p.seen == nil {
+		p.seen = make(map[[2]int32]struct{})
+	}
+	if _, dup := p.seen[cell]; dup {
+		return
+	}
+	p.seen[cell] = struct{}{}
 	p.d.to('m', x, y)
 	p.d.raw("h0")
 	p.n++

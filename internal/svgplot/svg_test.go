@@ -141,12 +141,13 @@ func TestPolylineGaps(t *testing.T) {
 func TestPathData(t *testing.T) {
 	var d dots
 	d.at(10.04, 20.06)
-	d.at(9.5, 20.1)
+	d.at(9.0, 20.1)
 	d.at(math.NaN(), 3)
+	d.at(10.3, 19.8) // on the first dot's pixel: not drawn again
 	d.at(12.35, 18)
 	var s svgBuf
 	d.write(&s, "x")
-	if got, want := s.b.String(), `<path class="x" d="M10 20.1h0m-0.5 0h0m2.9-2.1h0"/>`; got != want {
+	if got, want := s.b.String(), `<path class="x" d="M10 20.1h0m-1 0h0m3.4-2.1h0"/>`; got != want {
 		t.Errorf("dots %s, want %s", got, want)
 	}
 	var p polyline
@@ -154,6 +155,10 @@ func TestPathData(t *testing.T) {
 	for range 10000 {
 		x += 0.13
 		p.to(x, -x)
+	}
+	p.lift() // draws the last point, held back for being within half a pixel
+	if p.segs >= 10000 || p.segs < 1800 {
+		t.Errorf("%d of 10000 points drawn 0.13 px apart; want about one per half pixel of travel", p.segs)
 	}
 	if p.d.x != tenths(x) || p.d.y != tenths(-x) {
 		t.Errorf("after 10000 steps the path is at (%d, %d) tenths, want (%d, %d)", p.d.x, p.d.y, tenths(x), tenths(-x))

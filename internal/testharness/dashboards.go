@@ -35,6 +35,10 @@ var grafanaVars = strings.NewReplacer(
 	"$__rate_interval", "1m", "${__rate_interval}", "1m",
 	"$__interval", "15s", "${__interval}", "15s",
 	"$__range", "1h", "${__range}", "1h",
+	"${job}", ".+", "$job", ".+",
+	"${instance}", ".+", "$instance", ".+",
+	// The cluster variable's All is ".*": it matches series without a cluster label.
+	"${cluster}", ".*", "$cluster", ".*",
 	"${host}", ".+", "$host", ".+",
 	"${unit}", ".+", "$unit", ".+",
 	"${engine}", ".+", "$engine", ".+",

@@ -7,6 +7,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"path"
 	"time"
 )
 
@@ -18,6 +19,7 @@ type Options struct {
 	Namespace   string
 	Units       []string
 	Identifiers []string
+	Containers  []string
 	Cursor      string
 	Head        bool
 	Since       time.Time
@@ -70,6 +72,22 @@ func (o *Options) Matches() []string {
 		m = append(m, "SYSLOG_IDENTIFIER="+id)
 	}
 	return m
+}
+
+// KeepContainer applies the Containers globs (path.Match patterns, validated by the caller)
+// to an entry's container (record.Container): true when there are none or one matches. A glob
+// cannot be a journal match, so every backend reads the entries the unit and identifier
+// matches select and drops the others here, after reading.
+func (o *Options) KeepContainer(container []byte) bool {
+	if len(o.Containers) == 0 {
+		return true
+	}
+	for _, g := range o.Containers {
+		if ok, _ := path.Match(g, string(container)); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Warnf formats a warning for Warn, if set.

@@ -32,7 +32,7 @@ const (
 	ctlBatchEntries  = 256
 	ctlBatchBytes    = 256 << 10
 	ctlStderrKept    = 2 << 10
-	ctlExportOptions = "--output-fields=MESSAGE,_HOSTNAME,_SYSTEMD_UNIT,SYSLOG_IDENTIFIER"
+	ctlExportOptions = "--output-fields=MESSAGE,_HOSTNAME,_SYSTEMD_UNIT,SYSLOG_IDENTIFIER,CONTAINER_NAME,CONTAINER_ID"
 )
 
 // ctlBatch holds entries copied out of the Reader; rec offsets point into data.
@@ -45,13 +45,13 @@ type ctlBatch struct {
 
 type ctlRec struct {
 	time int64
-	end  [4]int // ends in data of Message, Host, Unit, Cursor, which follow each other
+	end  [5]int // ends in data of Message, Host, Unit, Container, Cursor, which follow each other
 }
 
 func (b *ctlBatch) add(e *ingest.Entry) {
 	var r ctlRec
 	r.time = e.Time
-	for i, f := range [4][]byte{e.Message, e.Host, e.Unit, e.Cursor} {
+	for i, f := range [5][]byte{e.Message, e.Host, e.Unit, e.Container, e.Cursor} {
 		b.data = append(b.data, f...)
 		r.end[i] = len(b.data)
 	}
@@ -63,14 +63,14 @@ func (b *ctlBatch) entry(i int, e *ingest.Entry) {
 	r := &b.recs[i]
 	start := 0
 	if i > 0 {
-		start = b.recs[i-1].end[3]
+		start = b.recs[i-1].end[4]
 	}
-	var f [4][]byte
+	var f [5][]byte
 	for k, end := range r.end {
 		f[k] = b.data[start:end:end]
 		start = end
 	}
-	*e = ingest.Entry{Time: r.time, Message: f[0], Host: f[1], Unit: f[2], Cursor: f[3]}
+	*e = ingest.Entry{Time: r.time, Message: f[0], Host: f[1], Unit: f[2], Container: f[3], Cursor: f[4]}
 }
 
 // startCtl starts journalctl and its parser.

@@ -108,6 +108,9 @@ func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 			s.pos++
 			s.got = true
 			same := s.Resume.Pending() && bytes.Equal(e.Cursor, []byte(s.Resume.Cursor))
+			if !same && !s.o.KeepContainer(e.Container) {
+				continue // another container's entry: globs cannot be journal matches
+			}
 			if s.Admit(e.Cursor, same, &s.o, &s.stats) {
 				return true, nil
 			}

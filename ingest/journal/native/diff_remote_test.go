@@ -17,8 +17,10 @@ import (
 // remoteExport writes n entries of journal export text with what tripped readers before: two
 // MESSAGE fields in one entry, realtime stamps that go backwards (a clock step, and two hosts'
 // clocks interleaved), binary and ANSI messages, messages large enough to be compressed,
-// entries with only an identifier or no unit at all, several hosts.
-func remoteExport(w io.Writer, n int, seed uint64) error {
+// entries with only an identifier or no unit at all, several hosts, and the container fields
+// of Docker's and Podman's journald drivers in every form: name and short id, the id alone
+// (short or full), a repeated name, a binary name, one large enough to be compressed.
+func remoteExport(w io.Writer, n int, seed uint64, containers bool) error {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bw := bufio.NewWriterSize(w, 1<<20)
 	big := bytes.Repeat([]byte("0123456789abcdef "), 64) // 1 kB: compressed with --compress
@@ -48,11 +50,37 @@ func remoteExport(w io.Writer, n int, seed uint64) error {
 			e.Fields = append(e.Fields, testjournal.Field{Name: "_SYSTEMD_UNIT", Value: []byte("second.service")},
 				testjournal.Field{Name: "CODE_LINE", Value: fmt.Appendf(nil, "%d", rng.IntN(1000))})
 		}
+		if containers {
+			addContainer(&e, i, rng, big)
+		}
 		if err := testjournal.WriteExport(bw, &e, i); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
+}
+
+// addContainer gives entry i the container fields of Docker's and Podman's journald drivers in
+// one of their forms (or none).
+func addContainer(e *testjournal.Entry, i int, rng *rand.Rand, big []byte) {
+	id := fmt.Sprintf("%012x%052x", rng.Uint64()>>16, i)
+	switch i % 13 {
+	case 1, 8:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id[:12])},
+			testjournal.Field{Name: "CONTAINER_NAME", Value: fmt.Appendf(nil, "sglang-%d", i%3)},
+			testjournal.Field{Name: "CONTAINER_TAG", Value: []byte("sglang")})
+	case 2:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id[:12])})
+	case 3:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_ID", Value: []byte(id)})
+	case 4:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("first")},
+			testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("second")})
+	case 5:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: []byte("bin\x00\x1b[31m\xff")})
+	case 6:
+		e.Fields = append(e.Fields, testjournal.Field{Name: "CONTAINER_NAME", Value: append([]byte("big-"), big...)})
+	}
 }
 
 // remoteFile builds a journal file in a directory of its own, in mode m.
@@ -92,7 +120,7 @@ func TestDiffJournalRemote(t *testing.T) {
 	var cases []diffCase
 	since := testjournal.FixtureEpoch.Add(1500 * time.Millisecond)
 	for k, m := range testjournal.Modes() {
-		p := remoteFile(t, root, m, func(w io.Writer) error { return remoteExport(w, 3000, uint64(k)) })
+		p := remoteFile(t, root, m, func(w io.Writer) error { return remoteExport(w, 3000, uint64(k), true) })
 		dir := filepath.Dir(p)
 		cases = append(cases,
 			diffCase{name: m.String(), dir: dir},
@@ -101,11 +129,11 @@ func TestDiffJournalRemote(t *testing.T) {
 			diffCase{name: m.String() + " unit", dir: dir, Units: []string{"sglang.service"}})
 	}
 	// another namespace's directory beside the default one's
-	p := remoteFile(t, root, testjournal.Mode{Compact: true, Keyed: true}, func(w io.Writer) error { return remoteExport(w, 300, 9) })
+	p := remoteFile(t, root, testjournal.Mode{Compact: true, Keyed: true}, func(w io.Writer) error { return remoteExport(w, 300, 9, true) })
 	dir := filepath.Dir(p)
 	for _, sub := range []string{"3d1219c7c4c5404aaa1f6d2a48adfda4", "3d1219c7c4c5404aaa1f6d2a48adfda4.ns1"} {
 		os.Mkdir(filepath.Join(dir, sub), 0o755)
-		q := remoteFile(t, root, testjournal.Mode{Compact: true, Keyed: true}, func(w io.Writer) error { return remoteExport(w, 200, 10) })
+		q := remoteFile(t, root, testjournal.Mode{Compact: true, Keyed: true}, func(w io.Writer) error { return remoteExport(w, 200, 10, true) })
 		os.Rename(q, filepath.Join(dir, sub, "system.journal"))
 	}
 	agedAll(t, dir)

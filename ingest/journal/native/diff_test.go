@@ -23,7 +23,7 @@ import (
 // The differential harness: every journal it is given is read to its end by this backend and
 // by libsystemd (the sdjournal backend, the reference) and compared entry by entry: cursor,
 // realtime stamp and the fields read (MESSAGE, _SYSTEMD_UNIT or else SYSLOG_IDENTIFIER,
-// _HOSTNAME). The journals: systemd's own test journals (diff_systemd_test.go), files written
+// _HOSTNAME, CONTAINER_NAME or else CONTAINER_ID). The journals: systemd's own test journals (diff_systemd_test.go), files written
 // by systemd-journal-remote in every mode (diff_remote_test.go), and damaged copies of small
 // ones (diff_damage_test.go).
 
@@ -363,7 +363,7 @@ func headerEntries(p string) uint64 {
 
 // short formats an entry for a failure message, every field cut to 80 bytes.
 func short(o journaltest.Owned) string {
-	return fmt.Sprintf("{t=%d host=%.80q unit=%.80q msg=%.80q cursor=%q}", o.Time, o.Host, o.Unit, o.Message, o.Cursor)
+	return fmt.Sprintf("{t=%d host=%.80q unit=%.80q container=%.80q msg=%.80q cursor=%q}", o.Time, o.Host, o.Unit, o.Container, o.Message, o.Cursor)
 }
 
 func firstN(s []string, n int) []string {

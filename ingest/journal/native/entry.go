@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/record"
 )
 
 // The fields of an entry the native backend hands on, and its cursor.
@@ -31,8 +32,8 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var msg, host, unit, ident [2]int
-	var have [4]bool // the first of a repeated field wins, as in libsystemd and journalctl
+	var msg, host, unit, ident, cname, cid [2]int
+	var have [6]bool // the first of a repeated field wins, as in libsystemd and journalctl
 	haveUnit := false
 	s.out = s.out[:0]
 	z := j.zcount
@@ -60,6 +61,10 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 			dst, v, f, haveUnit = &unit, p[len("_SYSTEMD_UNIT="):], 2, true
 		case hasField(p, "SYSLOG_IDENTIFIER="):
 			dst, v, f = &ident, p[len("SYSLOG_IDENTIFIER="):], 3
+		case hasField(p, "CONTAINER_NAME="):
+			dst, v, f = &cname, p[len("CONTAINER_NAME="):], 4
+		case hasField(p, "CONTAINER_ID="):
+			dst, v, f = &cid, p[len("CONTAINER_ID="):], 5
 		default:
 			if len(s.other) >= s.otherMax {
 				clear(s.other)
@@ -79,17 +84,21 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 	if !s.matches(s.out[unit[0]:unit[1]], haveUnit, s.out[ident[0]:ident[1]]) {
 		return false, nil
 	}
+	if !s.o.KeepContainer(record.Container(s.out[cname[0]:cname[1]], s.out[cid[0]:cid[1]])) {
+		return false, nil
+	}
 	if !haveUnit {
 		unit = ident
 	}
 	c := len(s.out)
 	s.out = appendCursor(s.out, j)
 	*e = ingest.Entry{
-		Time:    int64(j.head.realtime),
-		Host:    s.out[host[0]:host[1]:host[1]],
-		Unit:    s.out[unit[0]:unit[1]:unit[1]],
-		Message: s.out[msg[0]:msg[1]:msg[1]],
-		Cursor:  s.out[c:],
+		Time:      int64(j.head.realtime),
+		Host:      s.out[host[0]:host[1]:host[1]],
+		Unit:      s.out[unit[0]:unit[1]:unit[1]],
+		Message:   s.out[msg[0]:msg[1]:msg[1]],
+		Cursor:    s.out[c:],
+		Container: record.Container(s.out[cname[0]:cname[1]:cname[1]], s.out[cid[0]:cid[1]:cid[1]]),
 	}
 	return true, nil
 }

@@ -10,6 +10,7 @@ import (
 	sdj "github.com/coreos/go-systemd/v22/sdjournal"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/record"
 )
 
 // errFieldRead marks a failure to read an entry the journal did move to: the entry is
@@ -29,6 +30,7 @@ const (
 type entry struct {
 	time                               uint64
 	host, unit, ident, message, cursor []byte
+	cname, cid                         []byte
 	same                               bool // the batch's first entry is the one the batch's test cursor names
 }
 
@@ -77,11 +79,11 @@ func (b *batch) fill(j *sdj.Journal, max int, test string) {
 
 // The fields an Entry carries, read with sd_journal_get_data, which returns the first of a
 // repeated field (as journalctl shows it) and skips data objects it cannot read.
-var fieldNames = [...]string{"MESSAGE", "_HOSTNAME", "_SYSTEMD_UNIT", "SYSLOG_IDENTIFIER"}
+var fieldNames = [...]string{"MESSAGE", "_HOSTNAME", "_SYSTEMD_UNIT", "SYSLOG_IDENTIFIER", "CONTAINER_NAME", "CONTAINER_ID"}
 
 // readEntry copies the entry the handle is on. A field the entry does not have is empty.
 func readEntry(j *sdj.Journal, e *entry) error {
-	dst := [...]*[]byte{&e.message, &e.host, &e.unit, &e.ident}
+	dst := [...]*[]byte{&e.message, &e.host, &e.unit, &e.ident, &e.cname, &e.cid}
 	for i, name := range fieldNames {
 		v, err := j.GetDataBytes(name)
 		if errors.Is(err, syscall.ENOENT) {
@@ -105,17 +107,26 @@ func readEntry(j *sdj.Journal, e *entry) error {
 // journal. An error is reported after the entries read before it.
 func (s *Source) readFast(e *ingest.Entry) (bool, error) {
 	b := &s.batch
-	if b.served() && !b.ended {
-		s.own.read(b, s.batchMax(), s.testCursor())
+	var ce *entry
+	for {
+		if b.served() && !b.ended {
+			s.own.read(b, s.batchMax(), s.testCursor())
+		}
+		if b.served() { // ended: a read returns at least one entry otherwise
+			err := b.stop
+			b.reset()
+			return false, err
+		}
+		ce = &b.ents[b.pos]
+		b.pos++
+		// Entries of other containers are dropped here (globs cannot be journal matches),
+		// except the one a pending resume tests: step settles the resume with it.
+		if (ce.same && s.Resume.Pending()) || s.o.KeepContainer(record.Container(ce.cname, ce.cid)) {
+			break
+		}
 	}
-	if b.served() { // ended: a read returns at least one entry otherwise
-		err := b.stop
-		b.reset()
-		return false, err
-	}
-	ce := &b.ents[b.pos]
-	b.pos++
-	*e = ingest.Entry{Time: int64(ce.time), Host: ce.host, Unit: ce.unit, Message: ce.message, Cursor: ce.cursor}
+	*e = ingest.Entry{Time: int64(ce.time), Host: ce.host, Unit: ce.unit, Message: ce.message, Cursor: ce.cursor,
+		Container: record.Container(ce.cname, ce.cid)}
 	if len(e.Unit) == 0 {
 		e.Unit = ce.ident
 	}

@@ -1,5 +1,6 @@
 // Package lex holds the byte-level readers package parse is built from: plain decimals, digit
-// runs, word bytes, ANSI colour codes. They are allocation-free and inlined into parse's hot
+// runs, word bytes, ANSI colour codes, bracketed lists, rates and units, and the walkers over
+// "key: value", "key = value" and key=value records. They are allocation-free and inlined into parse's hot
 // paths; a package of their own keeps parse itself to its engines' formats.
 package lex
 

@@ -48,13 +48,14 @@ func Open(t *testing.T, o backend.Options, open func(backend.Options) (Source, e
 type Owned struct {
 	Time                        int64
 	Host, Unit, Message, Cursor string
+	Container                   string
 }
 
 // Own copies e.
 func Own(e *ingest.Entry) Owned {
-	return Owned{e.Time, string(e.Host), string(e.Unit), string(e.Message), string(e.Cursor)}
+	return Owned{e.Time, string(e.Host), string(e.Unit), string(e.Message), string(e.Cursor), string(e.Container)}
 }
 
 func (o Owned) String() string {
-	return fmt.Sprintf("{t=%d host=%q unit=%q msg=%.200q cursor=%q}", o.Time, o.Host, o.Unit, o.Message, o.Cursor)
+	return fmt.Sprintf("{t=%d host=%q unit=%q container=%q msg=%.200q cursor=%q}", o.Time, o.Host, o.Unit, o.Container, o.Message, o.Cursor)
 }

@@ -1,4 +1,4 @@
-package model
+package rhythm
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// median of a small slice by sorting a copy: the reference for idleDetector.median.
+// median of a small slice by sorting a copy: the reference for Gaps.Median.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -25,14 +25,14 @@ func median(v []float64) float64 {
 }
 
 // The incrementally sorted gaps give the median of sorting the last 8 gaps, bit for bit.
-func TestIdleMedianIncremental(t *testing.T) {
+func TestMedianIncremental(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	var d idleDetector
+	var d Gaps
 	for i := range 20000 {
-		if got, want := d.median(), median(d.gaps[:min(d.ng, len(d.gaps))]); got != want {
+		if got, want := d.Median(), median(d.gaps[:min(d.n, Size)]); got != want {
 			t.Fatalf("after %d gaps: median %v, want %v (gaps %v)", i, got, want, d.gaps)
 		}
-		n := min(d.ng, len(d.gaps))
+		n := min(d.n, Size)
 		want := append([]float64(nil), d.gaps[:n]...)
 		slices.Sort(want)
 		if !slices.Equal(d.sorted[:n], want) {
@@ -46,30 +46,30 @@ func TestIdleMedianIncremental(t *testing.T) {
 		case 1:
 			gap *= 100
 		}
-		d.addGap(gap)
+		d.Add(gap)
 	}
 }
 
-// BenchmarkIdleMedian reads the median and records a gap, as the idle detector does per point.
-func BenchmarkIdleMedian(b *testing.B) {
-	benchIdleGaps(b, func(d *idleDetector, gap float64) {
-		_ = d.median()
-		d.addGap(gap)
+// BenchmarkMedian reads the median and records a gap, as the idle detector does per point.
+func BenchmarkMedian(b *testing.B) {
+	benchGaps(b, func(d *Gaps, gap float64) {
+		_ = d.Median()
+		d.Add(gap)
 	})
 }
 
-// BenchmarkIdleMedianSort is what BenchmarkIdleMedian replaced: sorting the gaps per point.
-func BenchmarkIdleMedianSort(b *testing.B) {
-	benchIdleGaps(b, func(d *idleDetector, gap float64) {
-		_ = median(d.gaps[:min(d.ng, len(d.gaps))])
-		d.gaps[d.ng%len(d.gaps)] = gap
-		d.ng++
+// BenchmarkMedianSort is what BenchmarkMedian replaced: sorting the gaps per point.
+func BenchmarkMedianSort(b *testing.B) {
+	benchGaps(b, func(d *Gaps, gap float64) {
+		_ = median(d.gaps[:min(d.n, Size)])
+		d.gaps[d.n%Size] = gap
+		d.n++
 	})
 }
 
-// benchIdleGaps feeds step a steady rhythm of gaps with a few outliers.
-func benchIdleGaps(b *testing.B, step func(d *idleDetector, gap float64)) {
-	var d idleDetector
+// benchGaps feeds step a steady rhythm of gaps with a few outliers.
+func benchGaps(b *testing.B, step func(d *Gaps, gap float64)) {
+	var d Gaps
 	gaps := [...]float64{4, 4, 5, 4, 3, 4, 4, 8, 4, 5, 4, 4, 3}
 	b.ReportAllocs()
 	i := 0

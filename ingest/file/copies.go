@@ -1,0 +1,112 @@
+package file
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Copytruncate: a file truncated in place starts again at 0, and its old position goes on in
+// its copy, when the globs find one. A copy is recognised by its name (the original's plus a
+// suffix, as logrotate names them) and its first bytes (the original's).
+
+// truncate restarts a file at 0 whose content was replaced in place (copytruncate). Its old
+// position is kept for a copy of it: a parked copy starts reading there now, or a copy found
+// later does.
+func (s *Source) truncate(t *tail, now time.Time) {
+	s.stats.Truncated++
+	old := t.position()
+	old.Path, old.Identity = t.path, t.ident
+	resumed := false
+	for _, c := range s.files {
+		if c.parked && c.shadowOf == t.id {
+			s.unpark(c, old, now)
+			resumed = true
+		}
+	}
+	if !resumed {
+		s.orphans = append(s.orphans, orphan{path: t.path, Position: old, at: now})
+	}
+	t.reset(0)
+	t.dec = nil
+	fp, _ := fingerprint(t.f, 0)
+	t.ident.FPLen, t.ident.FP = 0, fp
+	s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident})
+}
+
+// unpark starts reading a copy at its original's position.
+func (s *Source) unpark(c *tail, p Position, now time.Time) {
+	c.parked = false
+	if c.f == nil {
+		s.reopen(c, now)
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, 64<<10)
+	}
+	c.reset(p.Offset)
+	c.done = p.Done
+	s.stats.CopiesRead++
+	if c.sniff() && p.Done != p.Offset {
+		c.dec.Resume(p.Skip, p.Done)
+	}
+	s.o.Store.track(c.id, Position{Path: c.path, Identity: c.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip})
+}
+
+const (
+	matchNone = iota
+	matchSaved
+	matchOrphan
+	matchLive
+)
+
+// match finds where a new file resumes: a saved position of the same file (device, inode and
+// fingerprint), or — for a copy, whose name starts with its original's and whose first bytes
+// are its original's — a truncated original's position, or an original still being read (the
+// copy is parked: its lines are the original's).
+func (s *Source) match(t *tail) (Position, int) {
+	for i, p := range s.saved {
+		if p.Dev == t.ident.Dev && p.Ino == t.ident.Ino && p.FPLen <= t.ident.FPLen && p.Identity.matches(t.f) {
+			s.saved = slices.Delete(s.saved, i, i+1)
+			return p, matchSaved
+		}
+	}
+	isCopy := func(path string, id Identity) bool {
+		return id.FPLen > 0 && strings.HasPrefix(t.path, path) && t.path != path && id.matches(t.f)
+	}
+	for i, o := range s.orphans {
+		if isCopy(o.path, o.Identity) {
+			s.orphans = slices.Delete(s.orphans, i, i+1)
+			return o.Position, matchOrphan
+		}
+	}
+	for _, c := range s.files {
+		if c != t && !c.parked && !c.gone && t.ident.FPLen > 0 && strings.HasPrefix(t.path, c.path) &&
+			t.path != c.path && sameStart(c, t) {
+			t.shadowOf = c.id
+			return Position{}, matchLive
+		}
+	}
+	for i, p := range s.saved {
+		if isCopy(p.Path, p.Identity) {
+			// The original was truncated while specwatch was down: its position goes on here.
+			s.saved = slices.Delete(s.saved, i, i+1)
+			return p, matchOrphan
+		}
+	}
+	return Position{}, matchNone
+}
+
+// sameStart reports whether copy t starts with the bytes of original c, over the shorter of
+// their fingerprints. An original closed under the open-files bound is opened for the check.
+func sameStart(c, t *tail) bool {
+	f := c.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(c.path); err != nil {
+			return false
+		}
+		defer f.Close()
+	}
+	return samePrefix(f, t.f, min(c.ident.FPLen, t.ident.FPLen))
+}

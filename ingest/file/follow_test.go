@@ -1,0 +1,211 @@
+package file
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest"
+)
+
+func TestFollowAppendAndPartialLine(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f.o.Globs = nil
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f.write("engine.log", 1, 3)
+	w, err := os.OpenFile(f.path("engine.log"), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	defer w.Close()
+	w.WriteString("line 00")
+	f.drain()
+	if len(f.lines) != 3 {
+		t.Fatalf("lines %q: a line without its newline must wait", f.lines)
+	}
+	w.WriteString("04\n")
+	f.drain()
+	f.exactlyOnce(4)
+	if f.units[0] != f.path("engine.log") {
+		t.Errorf("unit %q, want the path", f.units[0])
+	}
+}
+
+func TestFollowRenameRotation(t *testing.T) {
+	for _, glob := range []string{"engine.log", "engine.log*"} {
+		t.Run(glob, func(t *testing.T) {
+			f := newFollower(t, t.TempDir(), Options{})
+			f = newFollower(t, f.dir, Options{Globs: []string{f.path(glob)}})
+			f.write("engine.log", 1, 10)
+			f.read(4)
+			// Rotated while behind: the rest of the old file is still read, then the new one.
+			must(t, os.Rename(f.path("engine.log"), f.path("engine.log.1")))
+			f.write("engine.log.1", 11, 12) // the writer still had the old file open
+			f.write("engine.log", 13, 20)
+			f.drain()
+			must(t, os.Rename(f.path("engine.log.1"), f.path("engine.log.2")))
+			must(t, os.Rename(f.path("engine.log"), f.path("engine.log.1")))
+			f.write("engine.log", 21, 25)
+			f.drain()
+			f.exactlyOnce(25)
+			if st := f.src.Stats(); glob == "engine.log" && st.Rotated != 2 {
+				t.Errorf("stats %+v, want 2 rotations", st)
+			}
+		})
+	}
+}
+
+func TestFollowDeleteAndRecreate(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f.write("engine.log", 1, 5)
+	f.drain()
+	must(t, os.Remove(f.path("engine.log")))
+	f.drain()
+	f.write("engine.log", 6, 9)
+	f.drain()
+	f.exactlyOnce(9)
+	if st := f.src.Stats(); st.Files != 1 || st.Open != 1 {
+		t.Errorf("stats %+v: the deleted file should be closed", st)
+	}
+}
+
+// copytruncate with the copy under the globs loses nothing even when specwatch is behind: the
+// copy is read from where the original was truncated. Either order of discovery: the copy
+// seen before the truncation (parked), or after it.
+func TestFollowCopyTruncate(t *testing.T) {
+	for _, copyFirst := range []bool{true, false} {
+		name := "truncation first"
+		if copyFirst {
+			name = "copy first"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newFollower(t, t.TempDir(), Options{})
+			f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+			f.write("engine.log", 1, 10)
+			f.drain()
+			f.write("engine.log", 11, 20) // not read yet
+			b, err := os.ReadFile(f.path("engine.log"))
+			must(t, err)
+			must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
+			if copyFirst {
+				f.read(0)
+				f.src.scan(f.now) // the copy is found while the original is intact
+			}
+			must(t, os.Truncate(f.path("engine.log"), 0))
+			f.write("engine.log", 21, 30)
+			f.drain()
+			f.exactlyOnce(30)
+			if st := f.src.Stats(); st.Truncated != 1 || st.CopiesRead != 1 {
+				t.Errorf("stats %+v, want one truncation and one copy read", st)
+			}
+		})
+	}
+}
+
+// A plain copy (cp without truncation) is the same lines: never read.
+func TestFollowCopyNotRead(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f.write("engine.log", 1, 10)
+	f.drain()
+	b, _ := os.ReadFile(f.path("engine.log"))
+	must(t, os.WriteFile(f.path("engine.log.bak"), b, 0o644))
+	f.write("engine.log", 11, 12)
+	f.drain()
+	f.exactlyOnce(12)
+}
+
+func TestStartAtEnd(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f.write("old.log", 1, 5)
+	w, _ := os.OpenFile(f.path("old.log"), os.O_WRONLY|os.O_APPEND, 0)
+	w.WriteString("line 00") // being written when specwatch starts: read whole
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}, StartAtEnd: true})
+	f.drain()
+	w.WriteString("06\n")
+	w.Close()
+	f.write("new.log", 7, 8) // found later: from its start
+	f.drain()
+	if len(f.lines) != 3 || f.lines[0] != "line 0006" || f.lines[2] != "line 0008" {
+		t.Fatalf("lines %q, want 6, 7, 8", f.lines)
+	}
+}
+
+// Over MaxOpen files, the least recently read are closed and reopened when they grow.
+func TestBoundedOpenFiles(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}, MaxOpen: 3})
+	names := []string{"a.log", "b.log", "c.log", "d.log", "e.log", "f.log", "g.log", "h.log"}
+	n := 0
+	for round := 0; round < 4; round++ {
+		for _, name := range names {
+			f.write(name, n+1, n+3)
+			n += 3
+		}
+		f.drain()
+		if st := f.src.Stats(); st.Open > 3 {
+			t.Fatalf("%d files open, bound 3", st.Open)
+		}
+	}
+	f.exactlyOnce(n)
+	if st := f.src.Stats(); st.Reopened == 0 {
+		t.Errorf("stats %+v: files should have been closed and reopened", st)
+	}
+}
+
+// A copy of a file closed under the open-files bound is still recognised as a copy.
+func TestCopyOfClosedFile(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log*")}, MaxOpen: 1})
+	f.write("a.log", 1, 5)
+	f.drain()
+	f.write("b.log", 6, 10) // b is read last: a is closed
+	f.drain()
+	if st := f.src.Stats(); st.Open != 1 {
+		t.Fatalf("stats %+v, want one open file", st)
+	}
+	b, _ := os.ReadFile(f.path("a.log"))
+	must(t, os.WriteFile(f.path("a.log.1"), b, 0o644))
+	f.drain()
+	f.exactlyOnce(10)
+}
+
+// A deleted file whose last line never got its newline is still closed after the rotation
+// wait, the unfinished line counted.
+func TestDeletedWithUnfinishedLine(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f.write("a.log", 1, 2)
+	w, _ := os.OpenFile(f.path("a.log"), os.O_WRONLY|os.O_APPEND, 0)
+	w.WriteString("line 00")
+	w.Close()
+	f.drain()
+	must(t, os.Remove(f.path("a.log")))
+	f.drain()
+	f.exactlyOnce(2)
+	if st := f.src.Stats(); st.Files != 0 || st.Open != 0 || st.Cut != 1 {
+		t.Fatalf("stats %+v, want the file closed and its unfinished line counted", st)
+	}
+}
+
+// A rotation seen before the writer created its new file: the new file is found within
+// checkEvery of its creation, not at the next full scan.
+func TestRotationFollowedQuickly(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log")}, Rescan: 10 * time.Second})
+	f.write("engine.log", 1, 3)
+	f.read(3)
+	must(t, os.Rename(f.path("engine.log"), f.path("engine.log.1")))
+	start := f.now
+	var e ingest.Entry
+	f.src.Next(&e, 20*time.Millisecond) // sees the rotation: engine.log does not exist yet
+	f.src.Next(&e, 200*time.Millisecond)
+	f.write("engine.log", 4, 4)
+	for i := 0; i < 20 && len(f.lines) < 4; i++ {
+		if ok, _ := f.src.Next(&e, 20*time.Millisecond); ok {
+			f.lines = append(f.lines, string(e.Message))
+		}
+	}
+	if len(f.lines) != 4 || f.now.Sub(start) > time.Second {
+		t.Fatalf("after %v: lines %q, want line 4 within a second (the full scan is 10 s apart)", f.now.Sub(start), f.lines)
+	}
+}

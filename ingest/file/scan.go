@@ -1,0 +1,248 @@
+package file
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest/containerlog"
+)
+
+// compressed are the suffixes of rotated siblings a rotator compressed (kubelet, logrotate):
+// their lines were read under the uncompressed name, so they are never followed.
+var compressed = []string{".gz", ".zst", ".bz2", ".xz", ".lz4", ".zip"}
+
+type found struct {
+	path string
+	fi   os.FileInfo
+	key  devKey
+}
+
+// scan matches the globs again: files now under another matching name keep their identity
+// (rename), files no longer found are gone (read until RotateWait after they last grew), new
+// files are matched against saved and truncated positions, and open files are checked for
+// truncation (smaller than read, or a different start: copytruncate).
+func (s *Source) scan(now time.Time) {
+	first := !s.scanned
+	s.scanned, s.last = true, now
+	seen := map[devKey]bool{}
+	var fresh []found
+	for _, path := range s.paths() {
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		key := keyOf(fi, path)
+		if seen[key] {
+			continue // a second name of a file already seen (a symlink into another glob)
+		}
+		seen[key] = true
+		if s.skipped[key] {
+			continue
+		}
+		if t := s.byKey[key]; t != nil {
+			if t.path != path {
+				t.path = path
+				s.o.Store.identify(t.id, path, t.ident)
+			}
+			t.gone = false
+			s.check(t, fi.Size(), now)
+			continue
+		}
+		fresh = append(fresh, found{path, fi, key})
+	}
+	for key := range s.skipped {
+		if !seen[key] {
+			delete(s.skipped, key)
+		}
+	}
+	for _, t := range s.files {
+		if !seen[keyOf2(t)] && !t.gone {
+			t.gone, t.goneAt = true, now
+			s.stats.Rotated++
+		}
+	}
+	// Saved positions first by identity, then copies by fingerprint, so that a copy never
+	// takes the position of the file it copies.
+	slices.SortStableFunc(fresh, func(a, b found) int { return len(a.path) - len(b.path) })
+	for _, f := range fresh {
+		s.add(f, first, now)
+	}
+	if first {
+		s.saved = nil
+	}
+	s.retire(now)
+	s.orphans = slices.DeleteFunc(s.orphans, func(o orphan) bool { return now.Sub(o.at) > s.o.RotateWait })
+	s.bound(now)
+}
+
+func (s *Source) paths() []string {
+	var out []string
+	for _, g := range s.o.Globs {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			continue // validated by config
+		}
+		for _, p := range m {
+			if !slices.ContainsFunc(compressed, func(sfx string) bool { return strings.HasSuffix(p, sfx) }) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func keyOf(fi os.FileInfo, path string) devKey {
+	if dev, ino, ok := devIno(fi); ok {
+		return devKey{dev, ino}
+	}
+	return devKey{0, uint64(len(path))} // no inodes here: only the fingerprint tells files apart
+}
+
+func keyOf2(t *tail) devKey { return devKey{t.ident.Dev, t.ident.Ino} }
+
+// check looks for truncation of a tracked file and reopens a closed one that grew.
+func (s *Source) check(t *tail, size int64, now time.Time) {
+	if t.parked {
+		return
+	}
+	if t.f == nil {
+		if size == t.readEnd() {
+			return
+		}
+		if !s.reopen(t, now) {
+			return
+		}
+	}
+	if size < t.readEnd() || !t.ident.matches(t.f) {
+		s.truncate(t, now)
+		return
+	}
+	if !t.ident.grow(t.f, size) {
+		s.truncate(t, now)
+		return
+	}
+	s.o.Store.identify(t.id, t.path, t.ident)
+}
+
+// add starts following a file found for the first time.
+func (s *Source) add(fd found, first bool, now time.Time) {
+	m, _ := containerlog.FromPath(fd.path)
+	if s.o.Resolve != nil {
+		s.o.Resolve(fd.path, &m)
+	}
+	if s.o.Accept != nil && !s.o.Accept(fd.path, m) {
+		s.skipped[fd.key] = true
+		return
+	}
+	f, fi, err := openFile(fd.path)
+	if err != nil {
+		s.o.Warn("cannot open a log file; will retry", fd.path, err)
+		return
+	}
+	key := keyOf(fi, fd.path)
+	if key != fd.key || s.byKey[key] != nil {
+		f.Close() // replaced between the stat and the open: the next scan sees the new one
+		return
+	}
+	t := &tail{id: s.nextID, path: fd.path, meta: m, f: f, max: s.o.MaxLineBytes, buf: make([]byte, 64<<10),
+		lastData: now, lastUsed: now}
+	s.nextID++
+	t.ident.Dev, t.ident.Ino = key.dev, key.ino
+	t.ident.grow(f, fi.Size())
+	setUnit(t)
+	s.files = append(s.files, t)
+	s.byKey[key] = t
+	s.stats.Found++
+	switch p, how := s.match(t); how {
+	case matchSaved, matchOrphan:
+		t.reset(p.Offset)
+		t.done = p.Done
+		if t.sniff() && p.Done != p.Offset {
+			t.dec.Resume(p.Skip, p.Done)
+		}
+		if how == matchOrphan {
+			s.stats.CopiesRead++
+		}
+		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip})
+	case matchLive:
+		t.parked = true
+	default:
+		off := int64(0)
+		skip := false
+		if first && s.o.StartAtEnd {
+			off, skip = lastLineEnd(f, fi.Size())
+		}
+		t.reset(off)
+		t.skip = skip
+		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off})
+	}
+}
+
+// retire closes rotated or deleted files read to their end RotateWait after they last grew.
+func (s *Source) retire(now time.Time) {
+	s.files = slices.DeleteFunc(s.files, func(t *tail) bool {
+		if !t.gone {
+			return false
+		}
+		if !t.parked && t.f != nil && (t.fill(now) || t.hasRecord() || now.Sub(t.lastData) < s.o.RotateWait || now.Sub(t.goneAt) < s.o.RotateWait) {
+			return false
+		}
+		if fi, err := os.Stat(t.path); err == nil && keyOf(fi, t.path) == keyOf2(t) {
+			t.gone = false // still there: the scan missed it (a directory being replaced)
+			return false
+		}
+		s.drop(t)
+		return true
+	})
+	if s.cur >= len(s.files) {
+		s.cur = 0
+	}
+}
+
+func (s *Source) drop(t *tail) {
+	if t.r < t.w && !t.skip {
+		t.truncated++ // a last line without its newline: the writer never finished it
+	}
+	for _, c := range s.files {
+		if c.parked && c.shadowOf == t.id {
+			c.close() // its original was read to its end: the copy holds nothing new
+			c.buf = nil
+		}
+	}
+	if t.dec != nil {
+		t.dec.Drop() // a line cut by the rotation: its end went to the next file
+		ds := t.dec.Stats()
+		s.stats.Bad += ds.Bad
+		s.stats.Cut += ds.Cut
+	}
+	s.stats.Cut += t.truncated
+	t.close()
+	delete(s.byKey, keyOf2(t))
+	s.o.Store.forget(t.id)
+}
+
+// lastLineEnd is where a file first read at its end starts: after its last complete line, so
+// that a line being written is read whole; without a newline in the last 64 KiB, at the end,
+// dropping the rest of that line.
+func lastLineEnd(f *os.File, size int64) (int64, bool) {
+	if size == 0 {
+		return 0, false
+	}
+	n := min(size, 64<<10)
+	buf := make([]byte, n)
+	if got, _ := f.ReadAt(buf, size-n); int64(got) != n {
+		return size, true
+	}
+	if k := bytes.LastIndexByte(buf, '\n'); k >= 0 {
+		return size - n + int64(k) + 1, false
+	}
+	if n == size {
+		return 0, false // one unfinished first line: it is read whole when it ends
+	}
+	return size, true
+}

@@ -1,0 +1,178 @@
+package file
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"time"
+
+	"github.com/specwatch/specwatch/ingest/containerlog"
+)
+
+// tail reads one file from a position: records (lines) out of a reused buffer, decoded by the
+// file's format. The buffer and the decoder outlive the descriptor, which the Source may close
+// to bound open files and reopen later.
+type tail struct {
+	id                        int
+	path                      string // where it was last seen
+	ident                     Identity
+	meta                      containerlog.Meta
+	unit                      []byte // plain files: the path they were found at, so that two files are two series
+	container, namespace, pod []byte
+	f                         *os.File
+	max                       int
+
+	buf  []byte
+	r, w int
+	pos  int64 // file offset of buf[r]
+	dec  *containerlog.Decoder
+	skip bool // dropping the rest of a record longer than max
+	done int64
+
+	gone     bool      // the path no longer leads to it (rotated away, deleted)
+	goneAt   time.Time // when it was first seen gone
+	lastData time.Time // when it last gave a byte
+	lastUsed time.Time // for closing the least recently read when over the bound
+	parked   bool      // a copy of another file (copytruncate): read only once that one is truncated
+	shadowOf int
+
+	truncated int64 // over-long records dropped
+	sawEOF    bool  // the last read found no more data
+}
+
+// readEnd is the offset of the next byte to read from the file.
+func (t *tail) readEnd() int64 { return t.pos + int64(t.w-t.r) }
+
+// reset starts reading at off with nothing buffered; the decoder is replaced once the format
+// is known again.
+func (t *tail) reset(off int64) {
+	t.r, t.w, t.pos, t.done, t.skip = 0, 0, off, off, false
+	if t.dec != nil {
+		t.dec.Drop()
+	}
+}
+
+// hasRecord reports whether a complete record is buffered.
+func (t *tail) hasRecord() bool { return bytes.IndexByte(t.buf[t.r:t.w], '\n') >= 0 }
+
+// fill reads once at readEnd; false when there was nothing new (or the descriptor is closed).
+func (t *tail) fill(now time.Time) bool {
+	if t.f == nil {
+		return false
+	}
+	if t.r == t.w {
+		t.r, t.w = 0, 0
+	}
+	if t.w == len(t.buf) {
+		if t.r > 0 {
+			t.w = copy(t.buf, t.buf[t.r:t.w])
+			t.r = 0
+		} else {
+			nb := make([]byte, min(2*len(t.buf), t.max+1))
+			if len(nb) <= len(t.buf) {
+				return false // full of one record: next() cuts it
+			}
+			t.w = copy(nb, t.buf[:t.w])
+			t.buf = nb
+		}
+	}
+	n, err := t.f.ReadAt(t.buf[t.w:], t.readEnd())
+	t.w += n
+	t.sawEOF = n == 0 || err == io.EOF
+	if n > 0 {
+		t.lastData = now
+	}
+	return n > 0
+}
+
+// record returns the next complete record and its offset. An incomplete last line waits for
+// its newline: the writer may be in the middle of it.
+func (t *tail) record(now time.Time) ([]byte, int64, bool) {
+	for {
+		if k := bytes.IndexByte(t.buf[t.r:t.w], '\n'); k >= 0 {
+			rec, off := t.buf[t.r:t.r+k], t.pos
+			t.r += k + 1
+			t.pos += int64(k) + 1
+			if t.skip {
+				t.skip = false
+				continue
+			}
+			return rec, off, true
+		}
+		if t.w-t.r > t.max {
+			// Longer than any line: dropped through its newline, counted.
+			if !t.skip {
+				t.truncated++
+			}
+			t.skip = true
+			t.pos += int64(t.w - t.r)
+			t.r = t.w
+		}
+		if !t.fill(now) {
+			return nil, 0, false
+		}
+	}
+}
+
+// sniff picks the decoder from the file's first line, read from the start whatever the
+// position, so that a resumed file is decoded as it was before. Until a first line is
+// complete the format is not known and nothing is read.
+func (t *tail) sniff() bool {
+	if t.dec != nil {
+		return true
+	}
+	if t.f == nil {
+		return false
+	}
+	buf := make([]byte, 64<<10)
+	n, _ := t.f.ReadAt(buf, 0)
+	k := bytes.IndexByte(buf[:n], '\n')
+	if k < 0 && n < len(buf) {
+		return false
+	}
+	format := containerlog.Plain
+	if k >= 0 {
+		format = containerlog.Sniff(buf[:k])
+	}
+	t.dec = containerlog.NewDecoder(format, t.max)
+	return true
+}
+
+// next returns the next decoded line and the position after it, as an entry's cursor wants it.
+func (t *tail) next(now time.Time) (containerlog.Line, Position, bool) {
+	if !t.sniff() {
+		return containerlog.Line{}, Position{}, false
+	}
+	for {
+		rec, off, ok := t.record(now)
+		if !ok {
+			return containerlog.Line{}, Position{}, false
+		}
+		l, ok := t.dec.Decode(rec, off)
+		t.done = off + int64(len(rec)) + 1
+		if !ok {
+			continue
+		}
+		t.lastUsed = now
+		return l, t.position(), true
+	}
+}
+
+// position is where a restart resumes after the line just returned.
+func (t *tail) position() Position {
+	p := Position{Offset: t.done, Done: t.done}
+	if t.dec == nil {
+		return p
+	}
+	if from, stream, ok := t.dec.Pending(); ok {
+		p.Offset, p.Skip = from, 1-stream
+	}
+	return p
+}
+
+func (t *tail) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}

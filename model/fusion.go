@@ -1,0 +1,84 @@
+package model
+
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// takeCommit reports whether the sample's acceptance figures feed the series (the rule is in
+// model/internal/fusion). On the move to the counters the line-kind choice starts again, so
+// the counters' sample kind decides it.
+func (se *Series) takeCommit(s *parse.Sample) bool {
+	ok, moved := se.fus.Commit.Take(s.Source, parse.SourceMetrics)
+	if moved {
+		se.commitSrc = srcNone
+	}
+	return ok
+}
+
+// takePoints reports whether the sample's step and context feed the fit. On the move to the
+// logs, a pending engine line from the scrape is dropped.
+func (se *Series) takePoints(s *parse.Sample) bool {
+	ok, moved := se.fus.Points.Take(s.Source, parse.SourceLog)
+	if moved {
+		se.pointSrc = srcNone
+		se.pending.ok = false
+	}
+	return ok
+}
+
+// Sources says where a series' figures came from: "logs" or "metrics" (the engine's own
+// /metrics); a figure no source gave is empty. Reported for series the scrape source fed.
+type Sources struct {
+	Inputs      []string `json:"inputs"`
+	CommitLen   string   `json:"commit_len,omitempty"`
+	PerPosition string   `json:"per_position,omitempty"`
+	Step        string   `json:"step,omitempty"` // step time and context
+}
+
+func sources(f *fusion.Choice) *Sources {
+	return &Sources{Inputs: f.Inputs(), CommitLen: f.Commit.Name(), PerPosition: f.PerPosition.Name(), Step: f.Points.Name()}
+}
+
+// maxEvents bounds the events a series keeps (the latest ones).
+const maxEvents = 32
+
+// EventJSON is one event in a series' life that is not an anomaly: "restart", an engine's
+// counters seen going back (it restarted, or its counters were cleared).
+type EventJSON struct {
+	Kind   string    `json:"kind"`
+	Time   time.Time `json:"time"`
+	Detail string    `json:"detail"`
+}
+
+// event records what an event sample says; restarts are the only events kept.
+func (se *Series) event(s *parse.Sample) {
+	if s.Event != parse.EventRestart {
+		return
+	}
+	if len(se.events) == maxEvents {
+		copy(se.events, se.events[1:])
+		se.events = se.events[:maxEvents-1]
+	}
+	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(),
+		Detail: "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"})
+	se.restarts++
+}
+
+// fusionReport adds the per-position figures and advice, the events and the sources.
+func (se *Series) fusionReport(r *SeriesReport) {
+	se.positionReport(r)
+	r.Events = append([]EventJSON(nil), se.events...)
+	if se.fus.Saw(parse.SourceMetrics) {
+		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
+	}
+	if se.restarts > 0 {
+		if r.Explanation != "" {
+			r.Explanation += " "
+		}
+		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (its counters went back).", se.restarts,
+			se.events[len(se.events)-1].Time.Format(time.RFC3339))
+	}
+}

@@ -1,0 +1,97 @@
+package drift
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestFormatRaisesOnAFormatChangeNotATrickle(t *testing.T) {
+	d := NewFormat(100, 0.5)
+	for i := range 1000 {
+		if ev := d.Add(i%20 == 0); ev == Raise {
+			t.Fatalf("line %d: 5 %% damaged lines raised", i)
+		}
+	}
+	var raised int
+	for i := range 100 {
+		if d.Add(true) == Raise {
+			raised = i + 1
+			break
+		}
+	}
+	// The ring held lines 900-999, 5 of them bad; each malformed line pushes out the oldest,
+	// and 900, 920 and 940 leave on the way: 5 + 48 - 3 = 50, half.
+	if raised != 48 {
+		t.Fatalf("raised after %d malformed lines, want 48", raised)
+	}
+	if bad, n := d.Counts(); bad != 50 || n != 100 {
+		t.Fatalf("counts %d of %d, want 50 of 100", bad, n)
+	}
+	var cleared int
+	for i := range 100 {
+		if d.Add(false) == Clear {
+			cleared = i + 1
+			break
+		}
+	}
+	// Clear below an eighth (12 of 100): the 52 old lines leave first (2 of them bad), then a
+	// bad one per clean line, 48 → 12 after 36 more: 88.
+	if cleared != 88 {
+		t.Fatalf("cleared after %d clean lines, want 88", cleared)
+	}
+}
+
+func TestDropRaisesOnASustainedFallAndForgetsAfterAGap(t *testing.T) {
+	o := Options{Window: 10, HalfLife: time.Hour, Warmup: 5, K: 1, H: 5, MinEffect: 0.03}
+	d := NewDrop(o)
+	ts := int64(0)
+	feed := func(windows int, c func(i int) float64) (raised bool) {
+		for i := range windows * o.Window {
+			ts += int64(2 * time.Second)
+			if _, full, ev := d.Add(ts, c(i)); full && ev == Raise {
+				raised = true
+			}
+		}
+		return raised
+	}
+	wobble := func(i int) float64 { return 3 + 0.2*float64(i/10%2) }
+	if feed(50, wobble) {
+		t.Fatal("a steady series raised")
+	}
+	if !feed(10, func(i int) float64 { return 2.4 }) {
+		t.Fatal("a 25 % fall for 10 windows did not raise")
+	}
+	if math.Abs(d.Mean-2.4) > 1e-9 || !(d.Base > 2.9 && d.Base < 3.3) || d.RunLength() == 0 {
+		t.Fatalf("detail figures: mean %.2f base %.2f run %d", d.Mean, d.Base, d.RunLength())
+	}
+	// After a gap the baseline forgot, the test warms up again before it can raise.
+	ts += int64(ForgetHalfLives+1) * int64(time.Hour)
+	if feed(o.Warmup, func(i int) float64 { return 2.4 }) {
+		t.Fatal("raised during the warm-up after a long gap")
+	}
+}
+
+func TestRegressionAsksToRelearnAfterALongAlarm(t *testing.T) {
+	o := Options{Window: 10, HalfLife: time.Hour, Warmup: 5, K: 0.5, H: 5, MinEffect: 0.02}
+	d := NewRegression(o, 10*time.Minute)
+	ts := int64(0)
+	var raises, learnsInAlarm int
+	for i := range 5000 {
+		ts += int64(2 * time.Second)
+		r := 0.002 * float64(i%3-1)
+		if i >= 1000 {
+			r = 0.2 // 22 % slower
+		}
+		s := d.Add(ts, r)
+		if s.Event == Raise {
+			raises++
+			if s.Learn {
+				learnsInAlarm++
+			}
+		}
+	}
+	if raises == 0 || learnsInAlarm == 0 {
+		t.Fatalf("raises %d, relearns in alarm %d: want both", raises, learnsInAlarm)
+	}
+}

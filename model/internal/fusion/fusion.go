@@ -1,0 +1,75 @@
+// Package fusion decides, per figure, which source a series takes it from when one engine rank
+// is watched through its logs and its /metrics at once. The two describe the same steps, so
+// taking a figure from both would count every step twice; each figure comes from the source
+// that states it best:
+//   - acceptance (commit length, accept rate, per position): the counters, which are exact
+//     over each interval, where log lines print rounded averages (and some never print it);
+//   - step time and context: the logs, whose lines are as frequent as the engine prints and
+//     name the context (SGLang #token) where /metrics has only gauges as of the scrape.
+//
+// A figure starts with whichever source gives it first and moves, once, to the better source
+// when that one appears; it never moves back (a scrape that fails for a while does not hand
+// the acceptance back to the logs and then take it again).
+package fusion
+
+import "github.com/specwatch/specwatch/parse"
+
+// Figure is the source one figure is taken from; None before any gave it.
+type Figure int8
+
+// None is a figure no source gave yet.
+const None Figure = -1
+
+// Take applies the rule to a sample of source src for a figure that better wins. ok says
+// the sample's figure feeds the series; moved says the figure has just left the source it had
+// (the model then drops what that source left half done).
+func (f *Figure) Take(src, better parse.Source) (ok, moved bool) {
+	switch {
+	case *f == None || *f == Figure(src):
+	case src == better:
+		moved = true
+	default:
+		return false, false
+	}
+	*f = Figure(src)
+	return true, moved
+}
+
+// Name is the source's name, "logs" or "metrics", or empty for None.
+func (f Figure) Name() string {
+	if f < 0 {
+		return ""
+	}
+	return parse.Source(f).String()
+}
+
+// Choice is a series' choice for each figure, and the sources it has seen. The zero value is
+// not ready: use New.
+type Choice struct {
+	seen                        [2]bool // by parse.Source
+	Commit, Points, PerPosition Figure
+}
+
+// New returns a choice before any sample.
+func New() Choice { return Choice{Commit: None, Points: None, PerPosition: None} }
+
+// See records that a sample of source src arrived.
+func (c *Choice) See(src parse.Source) {
+	if int(src) < len(c.seen) {
+		c.seen[src] = true
+	}
+}
+
+// Saw reports whether a sample of source src arrived.
+func (c *Choice) Saw(src parse.Source) bool { return int(src) < len(c.seen) && c.seen[src] }
+
+// Inputs names the sources seen, in parse.Source order.
+func (c *Choice) Inputs() []string {
+	in := []string{}
+	for i, ok := range c.seen {
+		if ok {
+			in = append(in, parse.Source(i).String())
+		}
+	}
+	return in
+}

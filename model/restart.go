@@ -1,0 +1,51 @@
+package model
+
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model/internal/restart"
+)
+
+// restartState is a series' side of restart_regression: the comparison under way, and the
+// sentence the explanation carries once a restart has been judged.
+type restartState struct {
+	cmp  restart.Comparison
+	note string
+}
+
+// restartQuiet keeps the several start-up lines one restart prints (DFlash's draft runner,
+// DDTree's worker) from starting one comparison each.
+const restartQuiet = int64(time.Minute)
+
+// restarted records an engine start-up line: if the series already ran, what it looked like
+// becomes the reference for what follows.
+func (se *Series) restarted(t int64) {
+	if c := &se.rs.cmp; c.Pending() && t-c.Before().At < restartQuiet || se.points == 0 && se.commitQ.Count() == 0 {
+		return
+	}
+	b := restart.Before{At: t}
+	if se.fit.N() >= fitWarmup {
+		b.A, b.B = se.fit.Coef()
+		b.Lo, b.Hi, b.HasStep = se.lo, se.hi, true
+	}
+	if se.long.N() >= se.opts.Window {
+		b.Accept, b.HasAccpt = se.long.Mean(), true
+	}
+	se.rs.cmp = restart.Start(b, restart.Options{})
+}
+
+// restartJudge reports the comparison once it has its samples.
+func (se *Series) restartJudge(t int64) {
+	r, ok := se.rs.cmp.Result()
+	if !ok {
+		return
+	}
+	b := se.rs.cmp.Before()
+	at, what := time.Unix(0, b.At).UTC().Format(time.DateTime), r.Describe(b)
+	if r.Regressed {
+		se.raise(RestartRegression, t, func() string { return sprintf("after the engine restart at %s: %s", at, what) })
+		se.rs.note = ""
+		return
+	}
+	se.rs.note = sprintf("The engine restarted at %s; after it, %s: no regression.", at, what)
+}

@@ -1,0 +1,93 @@
+package model
+
+import (
+	"strings"
+	"time"
+
+	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/peers"
+)
+
+// peerGroup is the ranks of one engine process: the series whose keys differ only in the rank.
+type peerGroup struct {
+	members  []*Series
+	profiles []peers.Profile // scratch for one check
+	scratch  []float64
+}
+
+// peerState is a series' side of rank_skew.
+type peerState struct {
+	group     *peerGroup
+	judge     peers.Judge
+	accept    estimate.EWMA // of window means of commit length, half-life skewHalfLife
+	lastCheck int64
+}
+
+// skewHalfLife averages acceptance over enough requests that the text each rank happens to
+// serve does not decide; skewEvery is the rhythm of the comparison; skewRecent is how old a
+// peer's latest sample may be for it to count.
+const (
+	skewHalfLife = 30 * time.Minute
+	skewEvery    = int64(time.Minute)
+	skewRecent   = int64(10 * time.Minute)
+)
+
+// joinGroup puts a new series among the ranks of its engine process.
+func (m *Set) joinGroup(se *Series) {
+	if m.groups == nil {
+		m.groups = make(map[string]*peerGroup)
+	}
+	l := se.labels // the series key but the rank: host, unit, engine, container
+	k := strings.Join([]string{l.Host, l.Unit, l.Engine, l.Container, l.Namespace, l.Pod}, "\x00")
+	g := m.groups[k]
+	if g == nil {
+		g = &peerGroup{}
+		m.groups[k] = g
+	}
+	g.members = append(g.members, se)
+	se.peer = peerState{group: g, judge: peers.NewJudge(peers.Options{}), accept: estimate.NewEWMA(skewHalfLife)}
+}
+
+// profile is the series as its peers see it at t.
+func (se *Series) profile(t int64) peers.Profile {
+	var p peers.Profile
+	if se.samples == 0 || t-se.last > skewRecent {
+		return p
+	}
+	if se.peer.accept.N() > 0 {
+		p.Accept = se.peer.accept.Mean()
+	}
+	if se.fit.N() >= fitWarmup && se.cur.has&curCtx != 0 {
+		p.A, p.B = se.fit.Coef()
+		p.Lo, p.Hi, p.Ctx, p.HasStep = se.lo, se.hi, se.cur.ctx, true
+	}
+	p.AcceptActive = se.Active(CommitLenStuck)
+	return p
+}
+
+// skewCheck compares the series with the other ranks of its process, once a minute of its time.
+func (se *Series) skewCheck(t int64) {
+	g := se.peer.group
+	if g == nil || len(g.members) < 2 || t-se.peer.lastCheck < skewEvery {
+		return
+	}
+	se.peer.lastCheck = t
+	g.profiles = g.profiles[:0]
+	for _, o := range g.members {
+		if o != se {
+			g.profiles = append(g.profiles, o.profile(t))
+		}
+	}
+	self := se.profile(t)
+	acc, step, okA, okS, s := peers.Ratios(self, g.profiles, g.scratch)
+	g.scratch = s
+	va, vs := se.peer.judge.Check(self, acc, step, okA, okS)
+	switch {
+	case va.Raised || vs.Raised:
+		se.raise(RankSkew, t, func() string {
+			return peers.Detail(self, va.Raised, acc, step, len(g.profiles), se.contextPhrase(self.Ctx))
+		})
+	case !va.Off && !vs.Off:
+		se.clear(RankSkew, t)
+	}
+}

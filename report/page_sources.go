@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// sourcesLine says on a card which input gave which figure, for series the scrape source fed.
+func sourcesLine(s *model.Sources) string {
+	if s == nil {
+		return ""
+	}
+	var parts []string
+	for _, f := range []struct{ name, src string }{
+		{"commit length", s.CommitLen}, {"per position", s.PerPosition}, {"step time and context", s.Step},
+	} {
+		if f.src != "" {
+			parts = append(parts, f.name+" from "+sourceName(f.src))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Sources: " + strings.Join(parts, " · ") + "."
+}
+
+func sourceName(s string) string {
+	if s == "metrics" {
+		return "the engine's /metrics"
+	}
+	return s
+}
+
+// eventLines are the series' restarts, one line each.
+func eventLines(es []model.EventJSON) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, "Engine "+e.Kind+" at "+fmtTime(e.Time)+": "+e.Detail+".")
+	}
+	return out
+}
+
+// writeFusionText writes the text report's lines for acceptance per position, the sources and
+// the restarts.
+func writeFusionText(w io.Writer, s *model.SeriesReport) {
+	if pp := s.PerPosition; pp != nil {
+		fmt.Fprintf(w, "  acceptance per draft position:")
+		for i, a := range pp.Acceptance {
+			fmt.Fprintf(w, " %d: %.0f %%", i+1, 100*a)
+			if i > 0 && i < len(pp.Conditional) {
+				fmt.Fprintf(w, " (×%.2f)", pp.Conditional[i])
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if l := sourcesLine(s.Sources); l != "" {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	for _, e := range s.Events {
+		fmt.Fprintf(w, "  * %s %s: %s\n", e.Kind, e.Time.Format(time.DateTime), e.Detail)
+	}
+}
