@@ -51,7 +51,7 @@ func TestLiveFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "run", "--file", logPath, "--state-dir", t.TempDir(), "--listen", addr, "--log-format", "json")
+	cmd := exec.Command(bin, "run", "--file", logPath, "--state.directory", t.TempDir(), "--web.listen-address", addr, "--log.format", "json")
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func TestNodeFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "run", "--config", cfg, "--state-dir", t.TempDir(), "--listen", addr, "--log-format", "json")
+	cmd := exec.Command(bin, "run", "--config.file", cfg, "--state.directory", t.TempDir(), "--web.listen-address", addr, "--log.format", "json")
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

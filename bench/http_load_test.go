@@ -114,8 +114,8 @@ func TestHTTPLoad(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte("model:\n  expire_after: 0s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"run", "--config", cfgPath, "--journal-dir", jdir, "--unit", "sglang.service", "--state-dir", t.TempDir(),
-		"--since", sc.Start.Add(-time.Minute).Format(time.RFC3339), "--listen", addr, "--log-format", "json"}
+	args := []string{"run", "--config.file", cfgPath, "--journal.directory", jdir, "--journal.unit", "sglang.service", "--state.directory", t.TempDir(),
+		"--since", sc.Start.Add(-time.Minute).Format(time.RFC3339), "--web.listen-address", addr, "--log.format", "json"}
 	cmd := exec.Command(bin, append(args, strings.Fields(os.Getenv("SPECWATCH_LIVE_ARGS"))...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, io.Discard

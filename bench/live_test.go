@@ -53,8 +53,8 @@ func TestLive(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args := []string{"run", "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", t.TempDir(),
-		"--listen", addr, "--log-format", "json"}
+	args := []string{"run", "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", t.TempDir(),
+		"--web.listen-address", addr, "--log.format", "json"}
 	cmd := exec.Command(bin, append(args, strings.Fields(os.Getenv("SPECWATCH_LIVE_ARGS"))...)...)
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {

@@ -78,7 +78,7 @@ if [ "$JOURNAL" = 1 ]; then
 echo "## Agreement: journal, -u $UNIT ($NUNIT entries; mtail reads journalctl -o cat, which has no host)"
 # mtail rc50 --one_shot never sees EOF on a pipe (--logs /dev/stdin keeps polling until killed),
 # so "journalctl | mtail" goes through a file: journalctl -o cat > $W/unit.txt && mtail --logs it.
-"$SW" analyze --journal-dir "$JD" --unit $UNIT --format json > "$W/agree-swj.json"
+"$SW" analyze --journal.directory "$JD" --journal.unit $UNIT --format json > "$W/agree-swj.json"
 journalctl -D "$JD" -u $UNIT -o cat > "$W/unit.txt"
 $MT --logs "$W/unit.txt" > "$W/agree-mtj.prom" 2>/dev/null
 python3 "$ROOT/bench/compare.py" "$W/agree-swj.json" "$W/agree-mtj.prom" --ignore-host | tee "$W/agree-journal.md"
@@ -105,7 +105,7 @@ T2C=("exec $SW analyze --format json $TXT2"
 	"exec $MT2 --logs $TXT2 2>/dev/null"
 	"grep -c 'Decode batch' $TXT2 > $W/grep.count")
 JN=(specwatch "journalctl -o cat" "journalctl -o cat > file; mtail file")
-JC=("exec $SW analyze --journal-dir $JD --unit $UNIT --format json"
+JC=("exec $SW analyze --journal.directory $JD --journal.unit $UNIT --format json"
 	"exec journalctl -D $JD -u $UNIT -o cat"
 	"journalctl -D $JD -u $UNIT -o cat > $W/unit.txt && exec $MT --logs $W/unit.txt 2>/dev/null")
 # warm the page cache once, then alternate the tools run by run
@@ -180,7 +180,7 @@ fi
 live_args() {
 	case $1 in
 	default) echo "" ;;
-	sdjournal) echo "--journal-backend sdjournal" ;;
+	sdjournal) echo "--journal.backend sdjournal" ;;
 	*) echo "unknown live configuration $1" >&2; exit 2 ;;
 	esac
 }

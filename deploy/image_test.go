@@ -55,7 +55,7 @@ func TestImage(t *testing.T) {
 		return p.Start(testpodman.Run{Image: image, Name: p.Name("specwatch-image"), Network: "host",
 			Options: []string{"--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
 				"--group-add", fmt.Sprint(st.Gid), "-v", j.Dir() + ":/journal:ro", "-v", volume + ":/var/lib/specwatch"},
-			Args: []string{"run", "--listen", addr, "--journal-dir", "/journal", "--identifier", "sglang"}})
+			Args: []string{"run", "--web.listen-address", addr, "--journal.directory", "/journal", "--journal.identifier", "sglang"}})
 	}
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addr + path)

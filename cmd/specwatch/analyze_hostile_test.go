@@ -55,7 +55,7 @@ func TestAnalyzeDamagedGzip(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := write(strings.ReplaceAll(c.name, " ", "-")+".log.1.gz", c.data)
-			out, stderr, code := runCmd(t, "analyze", "--format", "json", "--tz", "UTC", intact, p)
+			out, stderr, code := runCmd(t, "analyze", "--format", "json", "--timezone", "UTC", intact, p)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -88,11 +88,11 @@ func TestAnalyzeCountsDropped(t *testing.T) {
 	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := analyzeJSON(t, "--max-series", "10", p)
+	r := analyzeJSON(t, "--model.max-series", "10", p)
 	if len(r.Series) != 10 || r.Input.Dropped != 40 || r.Input.Samples != 50 {
 		t.Errorf("%d series, %d dropped of %d samples; want 10, 40, 50", len(r.Series), r.Input.Dropped, r.Input.Samples)
 	}
-	out, _, _ := runCmd(t, "analyze", "--max-series", "10", p)
+	out, _, _ := runCmd(t, "analyze", "--model.max-series", "10", p)
 	if !strings.Contains(out, "40 samples dropped past the series cap") {
 		t.Errorf("text report does not say what was dropped:\n%.300s", out)
 	}
@@ -166,7 +166,7 @@ func TestAnalyzeDatesOutOfRange(t *testing.T) {
 	}
 	jdir := t.TempDir()
 	testjournal.BuildFileFromExport(t, jdir, &exp)
-	r = analyzeJSON(t, "--journal-dir", jdir)
+	r = analyzeJSON(t, "--journal.directory", jdir)
 	if len(r.Series) != 1 || r.Series[0].Samples != 3 || r.Input.Malformed != 1 || r.Series[0].First.Year() != 2026 || r.Series[0].Last.Year() != 2026 {
 		t.Errorf("journal with an entry dated 2500: input %+v, series %+v", r.Input, r.Series)
 	}

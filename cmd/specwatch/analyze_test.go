@@ -20,7 +20,7 @@ func runCmd(t *testing.T, args ...string) (string, string, int) {
 
 func analyzeJSON(t *testing.T, args ...string) model.Report {
 	t.Helper()
-	out, stderr, code := runCmd(t, append([]string{"analyze", "--format", "json", "--tz", "UTC"}, args...)...)
+	out, stderr, code := runCmd(t, append([]string{"analyze", "--format", "json", "--timezone", "UTC"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -70,7 +70,7 @@ func TestAnalyzeMultiSeries(t *testing.T) {
 }
 
 func TestAnalyzeText(t *testing.T) {
-	out, stderr, code := runCmd(t, "analyze", "--tz", "UTC", "testdata/multi.log")
+	out, stderr, code := runCmd(t, "analyze", "--timezone", "UTC", "testdata/multi.log")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -96,7 +96,7 @@ func TestAnalyzeErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"analyze", "--format", "yaml", "testdata/multi.log"},
 		{"analyze", "--since", "yesterday", "testdata/multi.log"},
-		{"analyze", "--tz", "Mars/Olympus", "testdata/multi.log"},
+		{"analyze", "--timezone", "Mars/Olympus", "testdata/multi.log"},
 		{"nonsense"},
 	} {
 		if _, _, code := runCmd(t, args...); code != 2 {
@@ -128,10 +128,10 @@ func TestAnalyzeJournalBackends(t *testing.T) {
 	if journal.SDJournalAvailable() == nil {
 		backends = append(backends, "sdjournal")
 	}
-	for _, match := range [][]string{{"--unit", "sglang.service"}, nil} {
+	for _, match := range [][]string{{"--journal.unit", "sglang.service"}, nil} {
 		var first string
 		for _, b := range backends {
-			out, stderr, code := runCmd(t, append([]string{"analyze", "--format", "json", "--tz", "UTC", "--journal-dir", dir, "--journal-backend", b}, match...)...)
+			out, stderr, code := runCmd(t, append([]string{"analyze", "--format", "json", "--timezone", "UTC", "--journal.directory", dir, "--journal.backend", b}, match...)...)
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", b, code, stderr)
 			}
@@ -145,7 +145,7 @@ func TestAnalyzeJournalBackends(t *testing.T) {
 			}
 		}
 	}
-	if _, _, code := runCmd(t, "analyze", "--journal-dir", dir, "--journal-backend", "mmap"); code != 2 {
+	if _, _, code := runCmd(t, "analyze", "--journal.directory", dir, "--journal.backend", "mmap"); code != 2 {
 		t.Errorf("unknown backend: exit %d, want 2 (usage)", code)
 	}
 }

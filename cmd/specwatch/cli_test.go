@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -66,6 +67,18 @@ func TestDeprecatedNames(t *testing.T) {
 		if strings.Count(stderr.String(), w) != 1 {
 			t.Errorf("stderr %q: want %q once", stderr.String(), w)
 		}
+	}
+}
+
+// TestSingleDash: Go-style single-dash long flags still work for a release, with a warning;
+// "-" (standard input) and "-h" are untouched.
+func TestSingleDash(t *testing.T) {
+	out, stderr, code := runCmd(t, "simulate", "-preset", "healthy-day", "-lines", "3", "-format", "raw")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(stderr, "single-dash flags (-preset) are deprecated") {
+		t.Errorf("simulate -preset …: exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), stderr)
+	}
+	if got := doubleDash([]string{"analyze", "-", "-h", "-2h", "--", "-format"}, io.Discard); strings.Join(got, " ") != "analyze - -h -2h -- -format" {
+		t.Errorf("doubleDash: %q", got)
 	}
 }
 

@@ -97,11 +97,11 @@ func TestContainerFlag(t *testing.T) {
 		}
 		return f.load()
 	}
-	cfg, err := parse("--container", "sglang-*", "--container", "vllm-[0-9]")
+	cfg, err := parse("--journal.container", "sglang-*", "--journal.container", "vllm-[0-9]")
 	if err != nil || !slices.Equal(cfg.Journal.Containers, []string{"sglang-*", "vllm-[0-9]"}) {
 		t.Errorf("containers %q, %v", cfg.Journal.Containers, err)
 	}
-	if _, err := parse("--container", "vllm-["); err == nil || !strings.Contains(err.Error(), "journal.containers[0]") {
+	if _, err := parse("--journal.container", "vllm-["); err == nil || !strings.Contains(err.Error(), "journal.containers[0]") {
 		t.Errorf("a malformed glob: %v", err)
 	}
 }

@@ -46,7 +46,7 @@ type proc struct {
 
 func startRun(t testing.TB, args ...string) *proc {
 	t.Helper()
-	return startProc(t, append([]string{"run", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	return startProc(t, append([]string{"run", "--web.listen-address", "127.0.0.1:0", "--log.format", "json"}, args...)...)
 }
 
 // startProc starts the binary with args; its JSON log must say where it serves.
@@ -166,7 +166,7 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 		}
 	}
 	write("log:\n  level: info\n")
-	p := startRun(t, "--config", cfgPath, "--journal-dir", dir, "--since", "2026-11-20", "--state-dir", state)
+	p := startRun(t, "--config.file", cfgPath, "--journal.directory", dir, "--since", "2026-11-20", "--state.directory", state)
 	eventually(t, "ready", func() bool {
 		return get(p.url("/-/ready")) != "" && strings.Contains(get(p.url("/metrics")), `specwatch_lines_total{result="matched"} 5191`)
 	})
@@ -216,7 +216,7 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 		}
 	}
 	write("log:\n  level: info\n")
-	p := startRun(t, "--config", cfgPath, "--journal-dir", j.Dir(), "--state-dir", t.TempDir())
+	p := startRun(t, "--config.file", cfgPath, "--journal.directory", j.Dir(), "--state.directory", t.TempDir())
 	eventually(t, "ready", func() bool { return ready(p.url("/-/ready")) })
 	matched := func(n float64) func() bool {
 		return func() bool {
@@ -245,13 +245,13 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 // refuses to start, naming the first one's PID, and the first keeps running.
 func TestRunRefusesALockedStateDir(t *testing.T) {
 	dir, state := demoJournal(t), t.TempDir()
-	first := startRun(t, "--journal-dir", dir, "--state-dir", state)
+	first := startRun(t, "--journal.directory", dir, "--state.directory", state)
 	eventually(t, "the first daemon ready", func() bool { return ready(first.url("/-/ready")) })
 	bin, err := binary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "run", "--listen", "127.0.0.1:0", "--journal-dir", dir, "--state-dir", state).CombinedOutput()
+	out, err := exec.Command(bin, "run", "--web.listen-address", "127.0.0.1:0", "--journal.directory", dir, "--state.directory", state).CombinedOutput()
 	want := fmt.Sprintf("in use by another specwatch (pid %d)", first.cmd.Process.Pid)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
 		t.Fatalf("second daemon: %v, output %q; want exit 1 naming %q", err, out, want)

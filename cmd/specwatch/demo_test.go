@@ -10,7 +10,7 @@ import (
 // the status page, the report and /metrics show that rank's acceptance per position, with the
 // advice its num_speculative_tokens 5 earns.
 func TestDemoScrapesVLLM(t *testing.T) {
-	p := startProc(t, "demo", "--listen", "127.0.0.1:0", "--speed", "0")
+	p := startProc(t, "demo", "--web.listen-address", "127.0.0.1:0", "--speed", "0")
 	type series struct {
 		Labels      map[string]string `json:"labels"`
 		PerPosition *struct {

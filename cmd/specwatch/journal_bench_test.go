@@ -13,7 +13,7 @@ import (
 // every millisecond until its value shows.
 func BenchmarkRunWriteToMetrics(b *testing.B) {
 	j := testjournal.Start(b)
-	p := startRun(b, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", b.TempDir())
+	p := startRun(b, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", b.TempDir())
 	for !ready(p.url("/-/ready")) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -47,7 +47,7 @@ func BenchmarkRunCatchUp(b *testing.B) {
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		t0 := time.Now()
-		p := startRun(b, "--journal-dir", dir, "--unit", unit, "--state-dir", b.TempDir(), "--since", "2000-01-01")
+		p := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", b.TempDir(), "--since", "2000-01-01")
 		for {
 			if v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`); v == n {
 				break

@@ -40,7 +40,7 @@ func metric(body, name, match string) (float64, bool) {
 // N lines written while the daemon follows the journal: exactly N samples, the last one last.
 func TestRunFollowsEveryLineExactlyOnce(t *testing.T) {
 	j := testjournal.Start(t)
-	p := startRun(t, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", t.TempDir())
+	p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", t.TempDir())
 	eventually(t, "ready", func() bool { return ready(p.url("/-/ready")) })
 	const n = 3000
 	for i := 1; i <= n; i++ {
@@ -92,7 +92,7 @@ func TestRunResumesExactlyAfterKills(t *testing.T) {
 	var cursors []string
 	var midStream int
 	for k := 0; k < kills; k++ {
-		p := startRun(t, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", state, "--since", "2000-01-01")
+		p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
 		p.url("/")
 		time.Sleep(time.Duration(300+rng.IntN(2000)) * time.Millisecond) // a random moment, flushes included
 		p.cmd.Process.Signal(syscall.SIGKILL)
@@ -116,7 +116,7 @@ func TestRunResumesExactlyAfterKills(t *testing.T) {
 		t.Fatalf("journalctl: %v", err)
 	}
 	want := strings.Count(string(out), "\n")
-	p := startRun(t, "--journal-dir", j.Dir(), "--unit", unit, "--state-dir", state)
+	p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", state)
 	eventually(t, "caught up", func() bool { return ready(p.url("/-/ready")) })
 	got, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
 	t.Logf("%d kills (%d while the stream was being written); the last incarnation applied %v entries, journalctl counts %d after its cursor",

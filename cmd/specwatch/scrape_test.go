@@ -23,7 +23,7 @@ func TestScrapeFlagReplacesTheList(t *testing.T) {
 	app := kingpin.New("t", "")
 	var f runFlags
 	f.register(app.Command("run", ""), io.Discard)
-	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape", "http://127.0.0.1:30000/metrics"}); err != nil {
+	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:30000/metrics"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
@@ -61,7 +61,7 @@ func TestRunScrapes(t *testing.T) {
 	defer engine.Close()
 	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
 	os.WriteFile(cfgPath, []byte("scrape:\n  - url: "+engine.URL+"/metrics\n    interval: 1s\n    labels: {unit: vllm.service}\n"), 0o644)
-	p := startRun(t, "--config", cfgPath, "--journal-dir", t.TempDir(), "--state-dir", t.TempDir())
+	p := startRun(t, "--config.file", cfgPath, "--journal.directory", t.TempDir(), "--state.directory", t.TempDir())
 	var commit float64
 	eventually(t, "a vLLM series from the scrape", func() bool {
 		var rep struct {
@@ -131,7 +131,7 @@ func TestRunScrapesAnnotatedPods(t *testing.T) {
 	os.WriteFile(cfgPath, []byte("kubernetes:\n  enabled: true\n  root: "+t.TempDir()+"\n  scrape_annotations: true\n  refresh: 1s\n"+
 		"  api_server: "+api.URL+"\n  token_file: "+tokenPath+"\n  ca_file: "+caPath+"\n"), 0o644)
 	t.Setenv("NODE_NAME", "gpu07")
-	p := startRun(t, "--config", cfgPath, "--state-dir", t.TempDir())
+	p := startRun(t, "--config.file", cfgPath, "--state.directory", t.TempDir())
 	defer func() {
 		if t.Failed() {
 			t.Log(p.logs())

@@ -117,7 +117,7 @@ func TestRunReadyThenReload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "run", "--listen", "127.0.0.1:0", "--journal-dir", t.TempDir(), "--state-dir", t.TempDir(), "--log-format", "json")
+		cmd := exec.Command(bin, "run", "--web.listen-address", "127.0.0.1:0", "--journal.directory", t.TempDir(), "--state.directory", t.TempDir(), "--log.format", "json")
 		cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+sock)
 		var stderr testproc.SyncBuffer
 		cmd.Stderr = &stderr

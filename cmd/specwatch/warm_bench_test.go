@@ -25,7 +25,7 @@ func BenchmarkRunWarmRestart(b *testing.B) {
 		e.Time = end.Add(-3 * time.Hour).Add(time.Duration(i) * 3 * time.Hour / n)
 		e.Host, e.Unit, e.Identifier, e.Message = "gpu07", unit, "python3", decodeLine(i+1)
 	})
-	first := startRun(b, "--journal-dir", dir, "--unit", unit, "--state-dir", state, "--since", "2000-01-01")
+	first := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
 	for !ready(first.url("/-/ready")) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -34,7 +34,7 @@ func BenchmarkRunWarmRestart(b *testing.B) {
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		t0 := time.Now()
-		p := startRun(b, "--journal-dir", dir, "--unit", unit, "--state-dir", state)
+		p := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state)
 		for !ready(p.url("/-/ready")) {
 			time.Sleep(5 * time.Millisecond)
 		}

@@ -130,7 +130,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	whole := t.TempDir()
 	buildJournal(t, whole, "a.journal", entries[:half])
 	buildJournal(t, whole, "b.journal", entries[half:])
-	d0 := startRun(t, "--journal-dir", whole, "--unit", unit, "--state-dir", t.TempDir(), "--since", "2000-01-01")
+	d0 := startRun(t, "--journal.directory", whole, "--journal.unit", unit, "--state.directory", t.TempDir(), "--since", "2000-01-01")
 	eventually(t, "the uninterrupted daemon caught up", func() bool { return ready(d0.url("/-/ready")) })
 	all, want := d0.counts(t), firstRaise(d0.report(t))
 	d0.stop()
@@ -141,7 +141,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	// Interrupted: the first half, a clean stop (SIGTERM), a restart, then the second half.
 	dir, state := t.TempDir(), t.TempDir()
 	buildJournal(t, dir, "a.journal", entries[:half])
-	d1 := startRun(t, "--journal-dir", dir, "--unit", unit, "--state-dir", state, "--since", "2000-01-01")
+	d1 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
 	eventually(t, "the first daemon caught up", func() bool { return ready(d1.url("/-/ready")) })
 	first := d1.counts(t)
 	d1.cmd.Process.Signal(syscall.SIGTERM)
@@ -152,7 +152,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	if c, err := os.ReadFile(filepath.Join(state, "journal.cursor")); err != nil || os.WriteFile(filepath.Join(cold, "journal.cursor"), c, 0o600) != nil {
 		t.Fatalf("copying the cursor: %v", err)
 	}
-	d2 := startRun(t, "--journal-dir", dir, "--unit", unit, "--state-dir", state)
+	d2 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state)
 	eventually(t, "the restarted daemon ready", func() bool { return ready(d2.url("/-/ready")) })
 	// Before any new line: the series is there, rebuilt, and nothing was counted.
 	body := get(d2.url("/metrics"))
@@ -188,7 +188,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("model:\n  warmup: 0s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d3 := startRun(t, "--config", cfg, "--journal-dir", dir, "--unit", unit, "--state-dir", cold)
+	d3 := startRun(t, "--config.file", cfg, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", cold)
 	eventually(t, "the cold daemon caught up", func() bool { return ready(d3.url("/-/ready")) && d3.counts(t).matched == second.matched })
 	if c := firstRaise(d3.report(t)); c.IsZero() {
 		t.Log("without the warm-up: acceptance_drop not raised at all")

@@ -52,7 +52,7 @@ func (d *Daemon) Start() {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	cmd := exec.Command(d.bin, append([]string{"run", "--listen", d.addr, "--state-dir", d.stateDir, "--log-format", "json"}, d.args...)...)
+	cmd := exec.Command(d.bin, append([]string{"run", "--web.listen-address", d.addr, "--state.directory", d.stateDir, "--log.format", "json"}, d.args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

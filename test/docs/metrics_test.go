@@ -131,7 +131,7 @@ func TestMetricsDocumented(t *testing.T) {
 	ctx := context.Background()
 
 	// The demo at full speed: poll until the families that need a fitted model are there.
-	d, addr := start(t, time.Minute, false, demoAddr, "demo", "--listen", "127.0.0.1:0", "--speed", "0")
+	d, addr := start(t, time.Minute, false, demoAddr, "demo", "--web.listen-address", "127.0.0.1:0", "--speed", "0")
 	need := []string{"specwatch_commit_length", "specwatch_step_duration_seconds", "specwatch_model_step_fixed_seconds",
 		"specwatch_model_tokens_per_second_at_context", "specwatch_throughput_attribution_log_ratio", "specwatch_anomaly_active"}
 	poll(t, 2*time.Minute, 100*time.Millisecond, "demo /metrics with a fitted model", func() (bool, string) {
@@ -162,9 +162,9 @@ func TestMetricsDocumented(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		dir := t.TempDir()
 		// a scrape target that refuses (nothing listens on port 1) makes the scrape families exist
-		d, addr := start(t, time.Minute, true, runAddr, "run", "--journal-dir", dir, "--state-dir", t.TempDir(),
-			"--journal-backend", "native", "--listen", "127.0.0.1:0", "--log-format", "json",
-			"--scrape", "http://127.0.0.1:1/metrics")
+		d, addr := start(t, time.Minute, true, runAddr, "run", "--journal.directory", dir, "--state.directory", t.TempDir(),
+			"--journal.backend", "native", "--web.listen-address", "127.0.0.1:0", "--log.format", "json",
+			"--scrape.url", "http://127.0.0.1:1/metrics")
 		poll(t, time.Minute, 100*time.Millisecond, "run on an empty journal: /-/ready and the journal counters", func() (bool, string) {
 			code, _, err := get(ctx, "http://"+addr+"/-/ready")
 			if err != nil || code != 200 {

@@ -21,9 +21,9 @@ var reportCases = []struct {
 	name string
 	args []string
 }{
-	{"demo", []string{"analyze", "--format", "json", "--tz", "UTC", "testdata/demo.log.gz"}},
+	{"demo", []string{"analyze", "--format", "json", "--timezone", "UTC", "testdata/demo.log.gz"}},
 	// A time range: samples outside it are counted in input.out_of_range.
-	{"demo-until", []string{"analyze", "--format", "json", "--tz", "UTC", "--until", "2026-11-20T11:00:00Z", "testdata/demo.log.gz"}},
+	{"demo-until", []string{"analyze", "--format", "json", "--timezone", "UTC", "--until", "2026-11-20T11:00:00Z", "testdata/demo.log.gz"}},
 }
 
 // TestReportGolden pins the JSON report: analyze's output must equal the golden file byte for

@@ -100,7 +100,7 @@ func TestPodmanK8sFile(t *testing.T) {
 	p := testpodman.Start(t)
 	image := p.BuildImage(testpodman.BuildStatic(t), "", nil)
 	dir := t.TempDir()
-	args := []string{"simulate", "-preset", "healthy-day", "-lines", "300", "-seed", "5", "-format", "raw"}
+	args := []string{"simulate", "--preset", "healthy-day", "--lines", "300", "--seed", "5", "--format", "raw"}
 	whole := filepath.Join(dir, "whole", "0.log")
 	rotated := filepath.Join(dir, "rotated", "0.log")
 	os.MkdirAll(filepath.Dir(whole), 0o755)
@@ -137,7 +137,7 @@ func TestPodmanK8sFile(t *testing.T) {
 func TestDockerJSONFile(t *testing.T) {
 	d := testpodman.StartDocker(t, "")
 	image := d.ImportImage(testpodman.BuildStatic(t))
-	args := []string{"simulate", "-preset", "healthy-day", "-lines", "300", "-seed", "5", "-format", "raw"}
+	args := []string{"simulate", "--preset", "healthy-day", "--lines", "300", "--seed", "5", "--format", "raw"}
 	const name = "sglang-json"
 	out, id := d.Run(testpodman.Run{Image: image, Name: name, LogDriver: "json-file",
 		LogOpts: []string{"max-size=16k", "max-file=3"}, Args: args})
@@ -251,7 +251,7 @@ func TestAnalyzeCapturedContainerLogs(t *testing.T) {
 	}
 	analyze := func(dir string, args ...string) (lines int64, ss []series) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"analyze", "--format", "json", "--tz", "UTC"}, args...)...)
+		cmd := exec.Command(bin, append([]string{"analyze", "--format", "json", "--timezone", "UTC"}, args...)...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		if err != nil {

@@ -82,11 +82,11 @@ func (s *stream) close() {
 func startDaemon(t *testing.T, j *testjournal.Journal, extra ...string) string {
 	t.Helper()
 	bin := testharness.BuildSpecwatch(t)
-	args := []string{"run", "--journal-dir", j.Dir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json"}
+	args := []string{"run", "--journal.directory", j.Dir(), "--state.directory", t.TempDir(), "--web.listen-address", "127.0.0.1:0", "--log.format", "json"}
 	if ok, _ := j.UnitsSupported(); ok {
-		args = append(args, "--unit", e2eUnit)
+		args = append(args, "--journal.unit", e2eUnit)
 	} else {
-		args = append(args, "--identifier", "python3")
+		args = append(args, "--journal.identifier", "python3")
 	}
 	cmd := exec.Command(bin, append(args, extra...)...)
 	stderr, _ := cmd.StderrPipe()
@@ -177,7 +177,7 @@ func TestAlertPathVictoriaMetrics(t *testing.T) {
 	vm := testharness.StartServer(t, "victoria-metrics", vmDir, vmAddr, vmBin, "-httpListenAddr="+vmAddr, "-storageDataPath="+filepath.Join(vmDir, "data"),
 		"-search.latencyOffset=1s", "-search.disableCache")
 	j := testjournal.Start(t)
-	startDaemon(t, j, "--push-url", vm.URL+"/api/v1/import/prometheus", "--push-interval", "15s", "--push-label", "job=specwatch")
+	startDaemon(t, j, "--push.url", vm.URL+"/api/v1/import/prometheus", "--push.interval", "15s", "--push.label", "job=specwatch")
 	hook := testharness.StartWebhook(t)
 	am := testharness.StartAlertmanager(t, testharness.AlertmanagerOptions{WebhookURL: hook.URL, GroupInterval: 15 * time.Second})
 	rulesDir := t.TempDir()

@@ -32,7 +32,7 @@ func TestFilesExactlyOnce(t *testing.T) {
 	must(t, mkdirs(logs, state))
 	l := newFileLedger(t, logs)
 	d := testharness.NewDaemon(t, bin, testharness.FreeAddr(t), state, filepath.Join(dir, "specwatch.log"),
-		"--file", filepath.Join(logs, "engine.log*"), "--log-level", "debug")
+		"--file", filepath.Join(logs, "engine.log*"), "--log.level", "debug")
 	d.Start()
 	l.checkpoint(t, d, nil, "first start")
 

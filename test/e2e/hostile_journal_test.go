@@ -28,7 +28,7 @@ func TestCardinalityAttack(t *testing.T) {
 	j.RequireUnits()
 	addr := testharness.FreeAddr(t)
 	d := testharness.NewDaemon(t, testharness.BuildSpecwatch(t), addr, t.TempDir(), filepath.Join(t.TempDir(), "specwatch.log"),
-		"--journal-dir", j.Dir()) // no unit filter: every entry is read, the attacker's too
+		"--journal.directory", j.Dir()) // no unit filter: every entry is read, the attacker's too
 	d.Start()
 	line := func(rank string, ctx int) []byte {
 		return fmt.Appendf(nil, "[2026-11-20 09:00:00 %s] Decode batch, #running-req: 1, #token: %d, token usage: 0.01, accept len: 3.00, accept rate: 0.40, cuda graph: True, gen throughput (token/s): 60.00, #queue-req: 0", rank, ctx)

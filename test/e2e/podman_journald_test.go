@@ -45,8 +45,8 @@ type engine struct {
 // twoEngines are the two SGLang engines of one image, of very different sizes.
 func twoEngines(name func(string) string) []*engine {
 	return []*engine{
-		{name: name("sglang-a"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "400", "-seed", "3", "-format", "raw"}},
-		{name: name("sglang-b"), args: []string{"simulate", "-preset", "healthy-day", "-lines", "60", "-seed", "4", "-format", "raw"}},
+		{name: name("sglang-a"), args: []string{"simulate", "--preset", "healthy-day", "--lines", "400", "--seed", "3", "--format", "raw"}},
+		{name: name("sglang-b"), args: []string{"simulate", "--preset", "healthy-day", "--lines", "60", "--seed", "4", "--format", "raw"}},
 	}
 }
 
@@ -111,7 +111,7 @@ func checkJournaldContainers(t *testing.T, j *testjournal.Journal, bin string, e
 		t.Fatalf("ground truth has %d series, want one per container at least", len(want))
 	}
 	for _, backend := range []string{"native", "sdjournal", "journalctl"} {
-		series := analyzeJSON(t, bin, nil, "--journal-dir", j.Dir(), "--journal-backend", backend, "--identifier", "sglang")
+		series := analyzeJSON(t, bin, nil, "--journal.directory", j.Dir(), "--journal.backend", backend, "--journal.identifier", "sglang")
 		have := map[string]int64{}
 		for _, s := range series {
 			have[s.Labels["container"]+"/"+s.Labels["rank"]] = s.Samples
@@ -128,7 +128,7 @@ func checkJournaldContainers(t *testing.T, j *testjournal.Journal, bin string, e
 		}
 	}
 	have := map[string]int64{}
-	for _, s := range analyzeJSON(t, bin, nil, "--journal-dir", j.Dir(), "--container", "sglang-b-*") {
+	for _, s := range analyzeJSON(t, bin, nil, "--journal.directory", j.Dir(), "--journal.container", "sglang-b-*") {
 		have[s.Labels["container"]+"/"+s.Labels["rank"]] = s.Samples
 	}
 	if !equalCounts(have, only) {

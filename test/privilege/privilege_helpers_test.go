@@ -333,7 +333,7 @@ done
 		setpriv, "--reuid=" + strconv.Itoa(sb.uid), "--regid=" + strconv.Itoa(sb.gid), groups,
 		"--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"}
 	args = append(args, sb.exec...)
-	args = append(args, "--journal-dir", journal, "--listen", "127.0.0.1:0", "--log-format", "json")
+	args = append(args, "--journal.directory", journal, "--web.listen-address", "127.0.0.1:0", "--log.format", "json")
 	args = append(args, match...)
 
 	cmd := exec.Command(unshare, args...)

@@ -110,10 +110,10 @@ func TestPrivilegeSandboxedDaemon(t *testing.T) {
 			t.Fatalf("%s: mode %v gid %d; want group-readable, not world-readable, group %d", f, fi.Mode(), st.Gid, sb.groups[0])
 		}
 	}
-	match := []string{"--unit", engineUnit}
+	match := []string{"--journal.unit", engineUnit}
 	unit := engineUnit
 	if ok, _ := j.UnitsSupported(); !ok {
-		match, unit = []string{"--identifier", "python3"}, ""
+		match, unit = []string{"--journal.identifier", "python3"}, ""
 	}
 	d := startSandboxed(t, sb, j, varlog, match...)
 

@@ -130,13 +130,13 @@ func TestUnitSyscallFilterAllowsSpecwatch(t *testing.T) {
 		os.Mkdir(filepath.Join(dir, "journal"), 0o755)
 		os.Mkdir(filepath.Join(dir, "state"), 0o700)
 		addr := testharness.FreeAddr(t)
-		trace := traceDaemon(t, strace, addr, "/-/ready", "", bin, "run", "--journal-dir", filepath.Join(dir, "journal"),
-			"--journal-backend", backend, "--state-dir", filepath.Join(dir, "state"), "--listen", addr, "--log-format", "json")
+		trace := traceDaemon(t, strace, addr, "/-/ready", "", bin, "run", "--journal.directory", filepath.Join(dir, "journal"),
+			"--journal.backend", backend, "--state.directory", filepath.Join(dir, "state"), "--web.listen-address", addr, "--log.format", "json")
 		collect(trace)
 	}
 	addr := testharness.FreeAddr(t)
 	// The demo replays for ever: wait for series in /metrics rather than for /-/ready.
-	collect(traceDaemon(t, strace, addr, "/metrics", "specwatch_commit_length{", bin, "demo", "--listen", addr, "--speed", "0"))
+	collect(traceDaemon(t, strace, addr, "/metrics", "specwatch_commit_length{", bin, "demo", "--web.listen-address", addr, "--speed", "0"))
 
 	var denied, all []string
 	for s := range used {

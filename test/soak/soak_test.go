@@ -117,8 +117,8 @@ func newSoak(t *testing.T, cfg soakConfig) *soak {
 	s.vm = startSoakVM(t)
 	addr := testharness.FreeAddr(t)
 	s.d = testharness.NewDaemon(t, testharness.BuildSpecwatch(t), addr, s.stateDir, s.logPath,
-		"--journal-dir", s.j.Dir(), "--unit", soakUnit,
-		"--push-url", s.vm.importURL(), "--push-interval", "1s", "--push-label", "job=specwatch-soak")
+		"--journal.directory", s.j.Dir(), "--journal.unit", soakUnit,
+		"--push.url", s.vm.importURL(), "--push.interval", "1s", "--push.label", "job=specwatch-soak")
 	s.prom = testharness.StartPrometheus(t, testharness.PrometheusOptions{Targets: []string{addr}, ScrapeInterval: time.Second, EvalInterval: time.Second})
 	return s
 }

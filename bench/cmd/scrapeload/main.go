@@ -36,7 +36,7 @@ func main() {
 		var args []string
 		if withScrape {
 			for _, u := range urls {
-				args = append(args, "--scrape", u)
+				args = append(args, "--scrape.url", u)
 			}
 		}
 		cpu, rss, hwm := run(*bin, args, *warm, *measure)
@@ -92,8 +92,8 @@ func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB
 	dir, _ := os.MkdirTemp("", "scrapeload")
 	defer os.RemoveAll(dir)
 	os.Mkdir(dir+"/journal", 0o755)
-	args := append([]string{"run", "--journal-dir", dir + "/journal", "--journal-backend", "native",
-		"--state-dir", dir + "/state", "--listen", "127.0.0.1:0", "--log-format", "json", "--log-level", "warn"}, extra...)
+	args := append([]string{"run", "--journal.directory", dir + "/journal", "--journal.backend", "native",
+		"--state.directory", dir + "/state", "--web.listen-address", "127.0.0.1:0", "--log.format", "json", "--log.level", "warn"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

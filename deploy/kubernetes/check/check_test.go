@@ -197,7 +197,7 @@ func TestDaemonSet(t *testing.T) {
 	if cfgMount == nil {
 		t.Fatal("the ConfigMap is not mounted")
 	}
-	want := "--config=" + cfgMount.MountPath + "/specwatch.yaml"
+	want := "--config.file=" + cfgMount.MountPath + "/specwatch.yaml"
 	if !slices.Contains(c.Args, want) || o.cm.Data["specwatch.yaml"] == "" {
 		t.Errorf("args %v: want %s, from the ConfigMap's specwatch.yaml", c.Args, want)
 	}
