@@ -62,8 +62,11 @@ func (se *Series) event(s *parse.Sample) {
 		copy(se.events, se.events[1:])
 		se.events = se.events[:maxEvents-1]
 	}
-	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(),
-		Detail: "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"})
+	detail := "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
+	if s.Source != parse.SourceMetrics {
+		detail = "the engine logged its start-up line: it (re)started"
+	}
+	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(), Detail: detail})
 	se.restarts++
 }
 

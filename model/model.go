@@ -64,6 +64,9 @@ func (m *Set) Overflow() int64 { return m.overflow }
 // Observe applies a matched, resolved sample to its series and returns the series (nil when
 // the series cap dropped it).
 func (m *Set) Observe(s *parse.Sample) *Series {
+	if s.Kind == parse.KindEvent && s.Event == parse.EventRestart && len(s.Rank) == 0 {
+		return m.restartAll(s)
+	}
 	se := m.lookup(s)
 	if se == nil {
 		m.overflow++
@@ -71,6 +74,23 @@ func (m *Set) Observe(s *parse.Sample) *Series {
 	}
 	se.observe(s)
 	return se
+}
+
+// restartAll applies an engine's start-up line, which names no rank, to every series of that
+// engine on its host, unit and container (each rank restarted with the process), and makes no
+// series of its own: a rank-less series holding only start-up lines would be a phantom. On a
+// first start there is no series yet, and nothing to compare with. It returns the last series
+// it applied the line to.
+func (m *Set) restartAll(s *parse.Sample) *Series {
+	var last *Series
+	for _, se := range m.order {
+		if l := se.labels; l.Host == string(s.Host) && l.Unit == string(s.Unit) && l.Container == string(s.Container) &&
+			l.Pod == string(s.Pod) && l.Engine == s.Engine.String() {
+			se.observe(s)
+			last = se
+		}
+	}
+	return last
 }
 
 // Input returns the input accounting so far.

@@ -74,6 +74,7 @@ const (
 	famEquals                    // key=value statistics, llama.cpp
 	famDrafter                   // DFLASH/DDTree start-up and summary lines (found by classify)
 	famSpaced                    // the first '=' has a blank each side: llama.cpp's "key = value"
+	famStart                     // an engine's start-up line: vLLM's version, SGLang's server_args, llama.cpp listening
 )
 
 // families is the cheap first look that lets noise through at memory speed. Every record
@@ -88,6 +89,10 @@ func families(b []byte) uint8 {
 		// here spares those the llama.cpp markers' searches and noise with a '=' the summary's.
 		if j > 0 && b[j-1] == ' ' && j+1 < len(b) && b[j+1] == ' ' {
 			fam |= famSpaced
+		}
+		// SGLang's launch line, "server_args=ServerArgs(…)": one comparison at the first '='.
+		if j >= len("server_args") && string(b[j-len("server_args"):j]) == "server_args" {
+			fam |= famStart
 		}
 	}
 	for i := afterShortStamp(b); ; {
@@ -185,6 +190,14 @@ func leadWord(b []byte) uint8 {
 	case 'S':
 		if bytes.HasPrefix(b, []byte("SpecDecoding metrics")) || bytes.HasPrefix(b, []byte("Speculative metrics")) {
 			return famMetrics
+		}
+	case 'v':
+		if bytes.HasPrefix(b, []byte("vLLM API server version ")) {
+			return famStart
+		}
+	case 'm':
+		if bytes.HasPrefix(b, []byte("main: server is listening")) {
+			return famStart
 		}
 	}
 	return 0
@@ -287,11 +300,24 @@ var markers = [...]marker{
 	mark("DDTREE verify completed", 'T', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
 	mark("[DFLASH accept]", 'F', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return dflashAccept(b, s) }),
 	mark("[DFLASH profile]", 'F', famDrafter, EngineSGLang, (*Parser).dflashProfile),
+	// Start-up lines: the engine (re)started, so restart_regression compares what follows with
+	// what came before (vllm/entrypoints/openai/api_server.py, sglang's launch_server,
+	// llama.cpp's tools/server/server.cpp).
+	mark("vLLM API server version ", 'A', famStart, EngineVLLM, startEvent),
+	mark("server_args=ServerArgs(", 'A', famStart, EngineSGLang, startEvent),
+	mark("main: server is listening", 'g', famStart, EngineLlamaCpp, startEvent),
+}
+
+// startEvent is an engine's start-up line: an event naming no rank, which the model applies to
+// every series of the engine's host, unit and container.
+func startEvent(_ *Parser, _ []byte, s *Sample) Result {
+	s.Kind, s.Event = KindEvent, EventRestart
+	return Matched
 }
 
 // markersOf lists, for each set of families, the markers of those families in the order of
 // markers: classify visits only the markers that may be on the line.
-var markersOf = func() (t [famSpaced << 1][]uint8) {
+var markersOf = func() (t [int(famStart) << 1][]uint8) {
 	for fam := range t {
 		for i, m := range markers {
 			if m.fam&uint8(fam) != 0 {

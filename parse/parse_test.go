@@ -147,7 +147,8 @@ func TestGenericKeyValue(t *testing.T) {
 	f("[2026-11-20 09:00:01 TP0] avg_commit_len=1.00, avg_accepted_depth=3.00",
 		want{r: Matched, kind: KindDecode, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{Commit: 1, AcceptedDepth: 3}})
 	f("INFO:     127.0.0.1:54321 - \"GET /health?x=1 HTTP/1.1\" 200 OK", want{r: Ignored})
-	f("server_args=ServerArgs(model_path='x', tp_size=8, speculative_num_steps=3)", want{r: Ignored})
+	// SGLang's launch line is its start-up event (a restart), never key=value statistics.
+	f("server_args=ServerArgs(model_path='x', tp_size=8, speculative_num_steps=3)", want{r: Matched, kind: KindEvent, engine: EngineSGLang, event: EventRestart})
 }
 
 func TestVLLM(t *testing.T) {
