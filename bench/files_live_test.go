@@ -51,7 +51,14 @@ func TestLiveFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "run", "--file", logPath, "--state.directory", t.TempDir(), "--web.listen-address", addr, "--log.format", "json")
+	// The lines may be the journal corpus's (SPECWATCH_LIVE_LINES, as bench/run.sh gives them),
+	// stamped days ago: with model.expire_after their series would leave /metrics at the first
+	// tick and no probe would ever show.
+	cfgPath := filepath.Join(dir, "specwatch.yaml")
+	if err := os.WriteFile(cfgPath, []byte("model:\n  expire_after: 0s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config.file", cfgPath, "--file", logPath, "--state.directory", t.TempDir(), "--web.listen-address", addr, "--log.format", "json")
 	cmd.Stderr, cmd.Stdout = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
