@@ -19,7 +19,11 @@ go vet ./...
 echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 echo "== go test -race"
-go test -race -count=1 ./...
+# test/privilege rebuilds the unit's sandbox by remounting the host's tree; podman's overlay
+# mounts under /var/lib/containers, made by the container tests running beside it, failed that
+# setup in one full run of two. It runs alone, after the rest.
+go test -race -count=1 $(go list ./... | grep -v '/test/privilege$')
+go test -race -count=1 ./test/privilege
 echo "== fuzz ($fuzztime each)"
 for pkg in $(go list ./...); do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
