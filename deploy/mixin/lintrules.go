@@ -23,6 +23,7 @@ import (
 // at 15 s, and promql/rate wants a rate's range to cover four scrapes of it.
 const scrapeInterval = 15 * time.Second
 
+// lintRule is one rule of a rule file, with what the checks read.
 type lintRule struct {
 	Alert         string            `yaml:"alert"`
 	Record        string            `yaml:"record"`
@@ -47,12 +48,7 @@ var (
 
 // lintRules returns one finding per violation in a rendered rule file.
 func lintRules(file string, b []byte) []finding {
-	var rf struct {
-		Groups []struct {
-			Name  string     `yaml:"name"`
-			Rules []lintRule `yaml:"rules"`
-		} `yaml:"groups"`
-	}
+	var rf ruleFile
 	if err := yaml.Unmarshal(b, &rf); err != nil {
 		return []finding{{file, "", "yaml/parse", err.Error()}}
 	}
