@@ -38,7 +38,7 @@ var (
 	severities     = []string{"critical", "warning", "info"}
 	needAnnotation = []string{"summary", "description", "runbook_url"}
 	runbookPrefix  = "https://github.com/specwatch/specwatch/blob/main/docs/runbook.md#"
-	templateLabel  = regexp.MustCompile(`\$labels\.([a-zA-Z_][a-zA-Z0-9_]*)`)
+	templateLabel  = regexp.MustCompile("index \\$labels `([a-zA-Z_][a-zA-Z0-9_]*)`|\\$labels\\.([a-zA-Z_][a-zA-Z0-9_]*)")
 	// counterSafe are the functions a counter may be read through: rate-like ones, and those
 	// that only ask whether or how often it changed or exists.
 	counterSafe = []string{"rate", "irate", "increase", "resets", "changes", "absent", "absent_over_time",
@@ -104,12 +104,23 @@ func lintAlert(r lintRule, e parser.Expr, add func(rule, format string, args ...
 	if !hasCondition(e) {
 		add("alerts/comparison", "the query has no comparison: it fires whenever the series exists")
 	}
+	// template/index (ours, not pint's): vmalert renders a label the alert lacks ($labels.unit
+	// of a series without a unit) as "<no value>", and inside printf as %!q(<nil>), which
+	// made the description's query invalid and kept the alert from firing at all; index
+	// gives "" in Prometheus and vmalert alike.
+	for _, text := range append(mapValues(r.Annotations), mapValues(r.Labels)...) {
+		for _, m := range templateLabel.FindAllStringSubmatch(text, -1) {
+			if m[2] != "" {
+				add("template/index", "$labels.%s: write index $labels `%s`, which vmalert renders as empty where the label is absent", m[2], m[2])
+			}
+		}
+	}
 	// alerts/template: a label the query cannot return renders empty in every notification.
 	if keep, ok := outputLabels(e); ok {
 		for _, text := range append(mapValues(r.Annotations), mapValues(r.Labels)...) {
 			for _, m := range templateLabel.FindAllStringSubmatch(text, -1) {
-				if !keep[m[1]] {
-					add("alerts/template", "$labels.%s: the query's result has only %s", m[1], strings.Join(sortedKeys(keep), ", "))
+				if name := m[1] + m[2]; !keep[name] {
+					add("alerts/template", "label %s: the query's result has only %s", name, strings.Join(sortedKeys(keep), ", "))
 				}
 			}
 		}
