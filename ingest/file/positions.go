@@ -51,9 +51,10 @@ const maxPositionsBytes = 16 << 20
 type Store struct {
 	path string
 
-	mu    sync.Mutex
-	files map[int]*Position // by the Source's file id
-	dirty bool
+	mu       sync.Mutex
+	files    map[int]*Position // by the Source's file id
+	dirty    bool
+	failures int64 // failed Flushes
 }
 
 // NewStore keeps positions in dir/files.positions. The directory must exist.
@@ -151,9 +152,18 @@ func (s *Store) Flush() error {
 	if err != nil {
 		s.mu.Lock()
 		s.dirty = true // retried with the newest marks at the next flush
+		s.failures++
 		s.mu.Unlock()
 	}
 	return err
+}
+
+// Failures counts the Flushes that failed: until one succeeds again, a restart resumes from
+// the positions last written.
+func (s *Store) Failures() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failures
 }
 
 func (s *Store) write(b []byte) error {
