@@ -1,10 +1,10 @@
 package exporter_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/prometheus/common/expfmt"
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
@@ -148,19 +148,11 @@ specwatch_file_position_save_failures_total 2
 	}
 
 	promtool := testproc.NeedBinary(t, "promtool", "prometheus")
-	fams, err := m.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text bytes.Buffer
-	enc := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, f := range fams {
-		if err := enc.Encode(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := httptest.NewRecorder() // the exposition as /metrics serves it
+	promhttp.HandlerFor(m.Registry(), promhttp.HandlerOpts{}).ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	text := w.Body
 	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = &text
+	cmd.Stdin = text
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(out) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)

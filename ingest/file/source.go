@@ -72,7 +72,7 @@ const (
 // be told renamed from deleted and is counted in Gone alone.
 type Stats struct {
 	Files, Open                   int   // tracked now, open descriptors now
-	Lag                           int64 // bytes of the files not read yet, from their sizes at the last scan
+	Lag                           int64 // bytes of the files not handed on as lines yet, from their sizes at the last scan
 	ReadBytes                     int64 // bytes read from the files as lines (not the peeks at first bytes)
 	Found, Gone, Reopened         int64 // files found, gone from their names (rotated away or deleted), reopened
 	Renamed, Recreated, Truncated int64 // rotations by kind
