@@ -73,7 +73,7 @@ const (
 type Stats struct {
 	Files, Open                   int   // tracked now, open descriptors now
 	Lag                           int64 // bytes of the files not handed on as lines yet, from their sizes at the last scan
-	ReadBytes                     int64 // bytes read from the files as lines (not the peeks at first bytes)
+	ReadBytes                     int64 // bytes read from the files as lines (not the peeks for format, fingerprint, last line)
 	Found, Gone, Reopened         int64 // files found, gone from their names (rotated away or deleted), reopened
 	Renamed, Recreated, Truncated int64 // rotations by kind
 	CopiesRead                    int64 // copytruncate copies read from the truncation point
