@@ -86,6 +86,9 @@ func (c *collector) process(ch chan<- prometheus.Metric, st *pipeline.Status) {
 		counter(d.skipped, j.Unreadable, "unreadable")
 		counter(d.badFiles, j.BadFiles)
 	}
+	if st.HasFiles {
+		d.files.collect(ch, &st.Files)
+	}
 }
 
 // series emits one series' metrics into slab. Figures the series never had (Has* false), and

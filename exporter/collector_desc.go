@@ -20,6 +20,7 @@ type descs struct {
 	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
 	reopens, cursorMissing, lostEntries, skipped, badFiles *prometheus.Desc
+	files                                                  *fileDescs // files.go
 }
 
 func newDescs() *descs {
@@ -98,6 +99,7 @@ func newDescs() *descs {
 		badFiles: prometheus.NewDesc("specwatch_journal_bad_files_total",
 			"Journal files found unreadable (truncated, not a journal file) and skipped.",
 			nil, nil),
+		files: newFileDescs(),
 	}
 }
 
@@ -108,4 +110,5 @@ func (d *descs) describe(ch chan<- *prometheus.Desc) {
 		d.reopens, d.cursorMissing, d.lostEntries, d.skipped, d.badFiles} {
 		ch <- x
 	}
+	d.files.describe(ch)
 }

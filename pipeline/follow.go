@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/ingest/journal"
 )
 
@@ -97,12 +98,30 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 	return nil
 }
 
-// copyStats publishes the journal reader's counters (losses, reopens, skips) to the metrics.
+// FileCounter is the file follower's side of a source (ingest/file.Source, alone or merged
+// with the journal): the live loop copies its counters to the metrics once a second, on the
+// goroutine that reads it.
+type FileCounter interface {
+	Stats() file.Stats
+}
+
+// copyStats publishes the journal reader's and the file follower's counters (losses,
+// reopens, skips, rotations) to the metrics.
 func (p *Pipeline) copyStats(src Journal) {
 	if u, ok := src.(UnreadableCounter); ok {
 		if n := u.TakeUnreadable(); n > 0 {
 			p.state.CountUnreadable(n)
 		}
+	}
+	files := src
+	if m, ok := src.(*merged); ok {
+		files = m.files
+	}
+	if fc, ok := files.(FileCounter); ok {
+		st := fc.Stats()
+		p.state.mu.Lock()
+		p.state.files, p.state.hasFiles = st, true
+		p.state.mu.Unlock()
 	}
 	jc, ok := src.(CountingJournal)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -27,6 +28,8 @@ type State struct {
 	cursorSaveFailures int64
 	journal            JournalCounts
 	hasJournal         bool // journal is meaningful: the input is a journal
+	files              file.Stats
+	hasFiles           bool // files is meaningful: files are followed
 }
 
 // StateOptions configure NewState.
@@ -82,6 +85,8 @@ func (s *State) Status() Status {
 		CursorSaveFailures: s.cursorSaveFailures,
 		Journal:            s.journal,
 		HasJournal:         s.hasJournal,
+		Files:              s.files,
+		HasFiles:           s.hasFiles,
 	}
 	atTail := s.atTail
 	s.mu.Unlock()

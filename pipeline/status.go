@@ -3,6 +3,7 @@ package pipeline
 import (
 	"time"
 
+	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -33,6 +34,11 @@ type Status struct {
 	// the demo, and the specwatch_journal_*_total counters are then absent.
 	Journal    JournalCounts
 	HasJournal bool
+	// Files is what the file follower (run's files, docker, kubernetes) counted, copied in
+	// once a second like Journal; HasFiles is false without one, and the specwatch_file_*
+	// metrics are then absent.
+	Files    file.Stats
+	HasFiles bool
 }
 
 // JournalCounts are the journal reader's counters (journal.Stats) that tell an operator

@@ -93,12 +93,6 @@ func defineAnalyze(c *kingpin.CmdClause, stderr io.Writer) action {
 	since, until, tz := analyzeFlags(c, given{}, stderr, &cfg)
 	paths := c.Arg("file", "log files (plain, gzip, zstd, xz, lz4; Docker json-file, CRI) or - for standard input; none: standard input").Strings()
 	return func(_ context.Context, stdout, stderr io.Writer) error {
-		// kingpin's lexer hands a lone "-" over as an empty argument; no file is called "".
-		for i, p := range *paths {
-			if p == "" {
-				(*paths)[i] = "-"
-			}
-		}
 		return runAnalyze(cfg, *since, *until, *tz, *paths, stdout, stderr)
 	}
 }

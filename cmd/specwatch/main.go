@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
+
 	_ "github.com/specwatch/specwatch/internal/hupguard" // an early SIGHUP must not kill run
 )
 
@@ -83,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		app.Usage(nil)
 		return 2
 	}
-	selected, err := app.Parse(joinNegative(doubleDash(args, stderr)))
+	selected, err := app.Parse(stdinDash(joinNegative(doubleDash(args, stderr)), valueFlags(app.Model())))
 	if err != nil {
 		fmt.Fprintf(stderr, "specwatch: %v (try --help)\n", err)
 		return 2
@@ -139,4 +141,62 @@ func doubleDash(args []string, stderr io.Writer) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// stdinDash keeps a lone "-" (standard input, `analyze -`) an argument: kingpin's lexer hands
+// it over as an empty string, which is also what `analyze ""` gives. When a positional
+// argument is a lone "-", every positional argument after the command moves, in its order,
+// behind a "--", after which kingpin takes each as it is; flags and their values keep their
+// place, and arguments already after a "--" stay behind the moved ones. takesValue says which
+// long flags of a command consume the next argument, so that the value of "--format json"
+// is not taken for a file; a "-" given as a flag's value is left to the flag.
+func stdinDash(args []string, takesValue func(cmd, flag string) bool) []string {
+	var kept, positional, rest []string
+	cmd, dash := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = args[i+1:]
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			kept = append(kept, a)
+			if !strings.Contains(a, "=") && takesValue(cmd, a[2:]) && i+1 < len(args) {
+				i++
+				kept = append(kept, args[i])
+			}
+		case len(a) > 1 && a[0] == '-': // -h, or what kingpin refuses itself
+			kept = append(kept, a)
+		case cmd == "":
+			cmd = a
+			kept = append(kept, a)
+		default:
+			positional = append(positional, a)
+			dash = dash || a == "-"
+		}
+	}
+	if !dash {
+		return args
+	}
+	out := append(kept, "--")
+	out = append(out, positional...)
+	return append(out, rest...)
+}
+
+// valueFlags answers stdinDash from the command line's model: whether long flag name of
+// command cmd (or of the application, before the command) takes a value. Bool flags, their
+// --no- forms and unknown names take none.
+func valueFlags(m *kingpin.ApplicationModel) func(cmd, name string) bool {
+	takes := map[[2]string]bool{}
+	add := func(cmd string, flags []*kingpin.FlagModel) {
+		for _, f := range flags {
+			takes[[2]string{cmd, f.Name}] = !f.IsBoolFlag()
+		}
+	}
+	add("", m.Flags)
+	for _, c := range m.Commands {
+		add(c.Name, m.Flags)
+		add(c.Name, c.Flags)
+	}
+	return func(cmd, name string) bool { return takes[[2]string{cmd, name}] }
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 
+	"github.com/specwatch/specwatch/internal/atomicfile"
 	"github.com/specwatch/specwatch/internal/readfile"
 )
 
@@ -41,23 +41,25 @@ type savedFile struct {
 const maxPositionsBytes = 16 << 20
 
 // Store persists the position of every followed file, with the journal cursor's discipline:
-// the pipeline applies an entry, then Marks its cursor; Flush writes the marks (a temporary
-// file, fsync, rename, fsync of the directory), so that after a crash the file holds the old
-// or the new positions, never a mix, and nothing applied is skipped. The Source tells the
+// the pipeline applies an entry, then Marks its cursor; Flush writes the marks
+// (internal/atomicfile: a temporary file, fsync, rename, fsync of the directory), so that
+// after a crash the file holds the old or the new positions, never a mix, and nothing applied
+// is skipped. The Source tells the
 // store which files exist (track, forget); the store never reads files.
 //
 // Safe for concurrent use; one store per state directory.
 type Store struct {
-	dir, path string
+	path string
 
-	mu    sync.Mutex
-	files map[int]*Position // by the Source's file id
-	dirty bool
+	mu       sync.Mutex
+	files    map[int]*Position // by the Source's file id
+	dirty    bool
+	failures int64 // failed Flushes
 }
 
 // NewStore keeps positions in dir/files.positions. The directory must exist.
 func NewStore(dir string) *Store {
-	return &Store{dir: dir, path: filepath.Join(dir, PositionsFile), files: map[int]*Position{}}
+	return &Store{path: filepath.Join(dir, PositionsFile), files: map[int]*Position{}}
 }
 
 // Path is the positions file.
@@ -150,41 +152,25 @@ func (s *Store) Flush() error {
 	if err != nil {
 		s.mu.Lock()
 		s.dirty = true // retried with the newest marks at the next flush
+		s.failures++
 		s.mu.Unlock()
 	}
 	return err
 }
 
-func (s *Store) write(b []byte) (err error) {
-	f, err := os.CreateTemp(s.dir, "."+PositionsFile+".*")
-	if err != nil {
-		return fmt.Errorf("saving file positions to %s: %w", s.path, err)
+// Failures counts the Flushes that failed: until one succeeds again, a restart resumes from
+// the positions last written.
+func (s *Store) Failures() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failures
+}
+
+func (s *Store) write(b []byte) error {
+	if err := atomicfile.Write(s.path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("saving file positions: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("saving file positions to %s: %w", s.path, err)
-		}
-	}()
-	if _, err = f.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), s.path); err != nil {
-		return err
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
 
 // appendCursor formats a position as an entry's cursor.

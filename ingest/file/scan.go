@@ -47,9 +47,11 @@ func (s *Source) scan(now time.Time) {
 			if t.path != path {
 				t.path = path
 				s.o.Store.identify(t.id, path, t.ident)
+				s.rotated(t, &s.stats.Renamed)
 			}
 			t.gone = false
-			s.check(t, fi.Size(), now)
+			t.size = fi.Size()
+			s.check(t, t.size, now)
 			continue
 		}
 		fresh = append(fresh, found{path, fi, key})
@@ -62,7 +64,13 @@ func (s *Source) scan(now time.Time) {
 	for _, t := range s.files {
 		if !seen[keyOf2(t)] && !t.gone {
 			t.gone, t.goneAt = true, now
-			s.stats.Rotated++
+			s.stats.Gone++
+			s.left(t, now)
+		}
+	}
+	for path, at := range s.deleted {
+		if now.Sub(at) > s.o.RotateWait {
+			delete(s.deleted, path)
 		}
 	}
 	// Saved positions first by identity, then copies by fingerprint, so that a copy never
@@ -154,10 +162,15 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 	s.nextID++
 	t.ident.Dev, t.ident.Ino = key.dev, key.ino
 	t.ident.grow(f, fi.Size())
+	t.size = fi.Size()
 	setUnit(t)
 	s.files = append(s.files, t)
 	s.byKey[key] = t
 	s.stats.Found++
+	if _, ok := s.deleted[t.path]; ok {
+		delete(s.deleted, t.path)
+		s.stats.Recreated++
+	}
 	switch p, how := s.match(t); how {
 	case matchSaved, matchOrphan:
 		t.reset(p.Offset)
@@ -180,6 +193,31 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		t.reset(off)
 		t.skip = skip
 		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off})
+	}
+}
+
+// left classifies a file no longer found under its name: renamed out of the globs (it still
+// has a name) or deleted, which becomes a recreation if a new file takes the name.
+func (s *Source) left(t *tail, now time.Time) {
+	if t.f == nil {
+		return // closed under MaxOpen: which of the two cannot be told
+	}
+	has, known := linked(t.f)
+	switch {
+	case !known:
+	case has:
+		s.rotated(t, &s.stats.Renamed)
+	case !t.rotated:
+		t.rotated = true
+		s.deleted[t.path] = now
+	}
+}
+
+// rotated counts a rotation of t, once per file.
+func (s *Source) rotated(t *tail, kind *int64) {
+	if !t.rotated {
+		t.rotated = true
+		*kind++
 	}
 }
 
@@ -221,6 +259,7 @@ func (s *Source) drop(t *tail) {
 		s.stats.Cut += ds.Cut
 	}
 	s.stats.Cut += t.truncated
+	s.stats.ReadBytes += t.read
 	t.close()
 	delete(s.byKey, keyOf2(t))
 	s.o.Store.forget(t.id)

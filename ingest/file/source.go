@@ -65,12 +65,20 @@ const (
 	DefaultRotateWait = 5 * time.Second
 )
 
-// Stats counts what a Source did.
+// Stats counts what a Source did. A rotation is counted once per file, the first time it
+// leaves the name it was followed under: renamed (it still has a name, inside the globs or
+// not), recreated (it was deleted and a new file took its name within RotateWait), or
+// truncated in place (each time). A file closed under MaxOpen when it leaves its name cannot
+// be told renamed from deleted and is counted in Gone alone.
 type Stats struct {
-	Files, Open                         int   // tracked now, open descriptors now
-	Found, Rotated, Truncated, Reopened int64 // files found, rotated away or deleted, truncated, reopened
-	CopiesRead                          int64 // copytruncate copies read from the truncation point
-	Bad, Cut                            int64 // records not of the file's format; lines dropped over the bound
+	Files, Open                   int   // tracked now, open descriptors now
+	Lag                           int64 // bytes of the files not handed on as lines yet, from their sizes at the last scan
+	ReadBytes                     int64 // bytes read from the files as lines (not the peeks for format, fingerprint, last line)
+	Found, Gone, Reopened         int64 // files found, gone from their names (rotated away or deleted), reopened
+	Renamed, Recreated, Truncated int64 // rotations by kind
+	CopiesRead                    int64 // copytruncate copies read from the truncation point
+	Bad, Cut                      int64 // records not of the file's format; lines dropped unfinished or over the bound
+	SaveFailures                  int64 // failed writes of the positions file (Store.Flush)
 }
 
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
@@ -80,9 +88,10 @@ type Source struct {
 	now        func() time.Time
 	files      []*tail // tracked, in the order found
 	byKey      map[devKey]*tail
-	skipped    map[devKey]bool // files the preset's patterns refused
-	saved      []Position      // positions not matched yet (the first scan drops the rest)
-	orphans    []orphan        // positions of truncated files, for their copies
+	skipped    map[devKey]bool      // files the preset's patterns refused
+	saved      []Position           // positions not matched yet (the first scan drops the rest)
+	orphans    []orphan             // positions of truncated files, for their copies
+	deleted    map[string]time.Time // names of files found deleted, when: a new file there is a recreation
 	nextID     int
 	cur        int // the file Next reads from first
 	scanned    bool
@@ -124,7 +133,8 @@ func New(o Options) *Source {
 	if o.Warn == nil {
 		o.Warn = func(string, string, error) {}
 	}
-	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]bool{}, saved: o.Positions}
+	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]bool{}, saved: o.Positions,
+		deleted: map[string]time.Time{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -230,6 +240,13 @@ func (s *Source) Stats() Stats {
 			st.Cut += ds.Cut
 		}
 		st.Cut += t.truncated
+		st.ReadBytes += t.read
+		if !t.parked {
+			st.Lag += max(t.size-t.pos, 0)
+		}
+	}
+	if s.o.Store != nil {
+		st.SaveFailures = s.o.Store.Failures()
 	}
 	return st
 }

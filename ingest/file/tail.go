@@ -37,6 +37,9 @@ type tail struct {
 	shadowOf int
 
 	truncated int64 // over-long records dropped
+	read      int64 // bytes read into buf
+	size      int64 // the file's size at the last scan
+	rotated   bool  // counted as a rotation already
 	sawEOF    bool  // the last read found no more data
 }
 
@@ -78,6 +81,7 @@ func (t *tail) fill(now time.Time) bool {
 	}
 	n, err := t.f.ReadAt(t.buf[t.w:], t.readEnd())
 	t.w += n
+	t.read += int64(n)
 	t.sawEOF = n == 0 || err == io.EOF
 	if n > 0 {
 		t.lastData = now
@@ -95,6 +99,10 @@ func (t *tail) record(now time.Time) ([]byte, int64, bool) {
 			t.pos += int64(k) + 1
 			if t.skip {
 				t.skip = false
+				continue
+			}
+			if k > t.max { // whole in the buffer, which starts larger than a small bound
+				t.truncated++
 				continue
 			}
 			return rec, off, true

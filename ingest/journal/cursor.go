@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/atomicfile"
 	"github.com/specwatch/specwatch/internal/readfile"
 )
 
@@ -33,7 +33,7 @@ const DefaultFlushInterval = time.Second
 // Safe for concurrent use. One store per directory: two daemons sharing one state directory
 // would overwrite each other's cursor.
 type CursorStore struct {
-	dir, path string
+	path string
 	// Interval is FlushDue's minimum spacing between writes; NewCursorStore sets
 	// DefaultFlushInterval.
 	Interval time.Duration
@@ -47,7 +47,7 @@ type CursorStore struct {
 
 // NewCursorStore keeps the cursor in dir/journal.cursor. The directory must exist.
 func NewCursorStore(dir string) *CursorStore {
-	return &CursorStore{dir: dir, path: filepath.Join(dir, CursorFile), Interval: DefaultFlushInterval}
+	return &CursorStore{path: filepath.Join(dir, CursorFile), Interval: DefaultFlushInterval}
 }
 
 // Path is the cursor file.
@@ -99,9 +99,9 @@ func ValidCursor(c []byte) bool {
 	return true
 }
 
-// Save writes cursor durably now: a temporary file in the same directory, fsync, rename over
-// the cursor file, fsync of the directory. After a crash the file holds the old or the new
-// cursor, never a mix.
+// Save writes cursor durably now (internal/atomicfile: a temporary file in the same directory,
+// fsync, rename over the cursor file, fsync of the directory). After a crash the file holds the
+// old or the new cursor, never a mix.
 func (s *CursorStore) Save(cursor string) error {
 	if err := s.write([]byte(cursor)); err != nil {
 		return err
@@ -112,36 +112,11 @@ func (s *CursorStore) Save(cursor string) error {
 	return nil
 }
 
-func (s *CursorStore) write(cursor []byte) (err error) {
-	f, err := os.CreateTemp(s.dir, "."+CursorFile+".*")
-	if err != nil {
-		return fmt.Errorf("ingest: saving cursor to %s: %w", s.path, err)
+func (s *CursorStore) write(cursor []byte) error {
+	if err := atomicfile.Write(s.path, append(cursor, '\n'), 0o600); err != nil {
+		return fmt.Errorf("ingest: saving the journal cursor: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("ingest: saving cursor to %s: %w", s.path, err)
-		}
-	}()
-	if _, err = f.Write(append(cursor, '\n')); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), s.path); err != nil {
-		return err
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync() // makes the rename itself durable
+	return nil
 }
 
 // Mark records cursor as applied; it is written by the next Flush. It copies cursor.

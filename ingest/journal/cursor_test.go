@@ -4,11 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/testtmpfs"
 )
 
 func TestCursorStoreRoundTrip(t *testing.T) {
@@ -63,54 +64,10 @@ func TestCursorStoreMarkAllocs(t *testing.T) {
 	}
 }
 
-// inTmpfs runs f in a private mount namespace (on one locked OS thread) where dir is a fresh
-// tmpfs with the given mount options, so the test sees real EROFS and ENOSPC without changing
-// the host's mounts: the namespace dies with the thread. remount changes the options.
-// Needs root; skips otherwise.
-func inTmpfs(t *testing.T, opts string, f func(dir string, remount func(opts string))) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a private tmpfs")
-	}
-	dir := t.TempDir()
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread and its namespace end with us
-		if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
-			done <- err
-			return
-		}
-		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-			done <- err
-			return
-		}
-		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, opts); err != nil {
-			done <- err
-			return
-		}
-		f(dir, func(o string) {
-			if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|flagsOf(o), o); err != nil {
-				t.Errorf("remount %s: %v", o, err)
-			}
-		})
-		done <- nil
-	}()
-	if err := <-done; err != nil {
-		t.Skipf("cannot mount a private tmpfs here: %v", err)
-	}
-}
-
-func flagsOf(o string) uintptr {
-	if strings.Contains(","+o+",", ",ro,") {
-		return syscall.MS_RDONLY
-	}
-	return 0
-}
-
 // TestCursorStoreReadOnly: a flush to a read-only filesystem fails with an error naming the
 // file, keeps the mark, and succeeds once the filesystem is writable again.
 func TestCursorStoreReadOnly(t *testing.T) {
-	inTmpfs(t, "size=1m", func(dir string, remount func(string)) {
+	testtmpfs.Run(t, "size=1m", func(dir string, remount func(string)) {
 		s := NewCursorStore(dir)
 		if err := s.Save("s=c1"); err != nil {
 			t.Error(err)
@@ -142,7 +99,7 @@ func TestCursorStoreReadOnly(t *testing.T) {
 // TestCursorStoreDiskFull: same with a full disk (a 16 KiB tmpfs filled up), and no temporary
 // file is left behind by the failed attempts.
 func TestCursorStoreDiskFull(t *testing.T) {
-	inTmpfs(t, "size=16k", func(dir string, _ func(string)) {
+	testtmpfs.Run(t, "size=16k", func(dir string, _ func(string)) {
 		s := NewCursorStore(dir)
 		if err := s.Save("s=c1"); err != nil {
 			t.Error(err)

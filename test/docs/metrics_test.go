@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -161,10 +162,11 @@ func TestMetricsDocumented(t *testing.T) {
 
 	if runtime.GOOS == "linux" {
 		dir := t.TempDir()
-		// a scrape target that refuses (nothing listens on port 1) makes the scrape families exist
+		// a scrape target that refuses (nothing listens on port 1) makes the scrape families
+		// exist, and a file glob (matching nothing) the file source's
 		d, addr := start(t, time.Minute, true, runAddr, "run", "--journal.directory", dir, "--state.directory", t.TempDir(),
 			"--journal.backend", "native", "--web.listen-address", "127.0.0.1:0", "--log.format", "json",
-			"--scrape.url", "http://127.0.0.1:1/metrics")
+			"--scrape.url", "http://127.0.0.1:1/metrics", "--file", filepath.Join(t.TempDir(), "*.log"))
 		poll(t, time.Minute, 100*time.Millisecond, "run on an empty journal: /-/ready and the journal counters", func() (bool, string) {
 			code, _, err := get(ctx, "http://"+addr+"/-/ready")
 			if err != nil || code != 200 {
@@ -174,7 +176,7 @@ func TestMetricsDocumented(t *testing.T) {
 			if err != nil {
 				return false, err.Error()
 			}
-			for _, name := range []string{"specwatch_journal_reopens_total", "specwatch_scrape_failures_total"} {
+			for _, name := range []string{"specwatch_journal_reopens_total", "specwatch_scrape_failures_total", "specwatch_file_rotations_total"} {
 				if fams[name] == nil {
 					return false, name + " not served"
 				}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/specwatch/specwatch/model"
+)
+
+// TestStdinDash: the pre-pass that keeps a lone "-" an argument, on the real command line's
+// model: positionals move behind "--" in their order, flags keep their values, and a "-" that
+// is a flag's value or already after "--" is left where it is.
+func TestStdinDash(t *testing.T) {
+	app, _ := newApp(io.Discard, io.Discard, func(int) {})
+	takes := valueFlags(app.Model())
+	for _, c := range []struct{ in, want string }{
+		{"analyze -", "analyze -- -"},
+		{"analyze - --format json", "analyze --format json -- -"},
+		{"analyze --format json -", "analyze --format json -- -"},
+		{"analyze a.log - --since=-2h b.log", "analyze --since=-2h -- a.log - b.log"},
+		{"analyze --tz UTC - a.log", "analyze --tz UTC -- - a.log"},                // a hidden alias takes a value too
+		{"analyze --help -", "analyze --help -- -"},                                // a bool flag takes none
+		{"analyze - -- --format", "analyze -- - --format"},                         // after "--", after the moved ones
+		{"analyze a.log -- - b.log", "analyze a.log -- - b.log"},                   // already behind "--"
+		{"analyze --format - a.log", "analyze --format - a.log"},                   // "-" is the flag's value
+		{"analyze --format json a.log b.log", "analyze --format json a.log b.log"}, // no "-": untouched
+		{"check-config -", "check-config -- -"},
+		{"analyze", "analyze"},
+		{"-", "-"}, // the command's name: kingpin refuses it
+	} {
+		in := strings.Fields(c.in)
+		if got := strings.Join(stdinDash(in, takes), " "); got != c.want {
+			t.Errorf("stdinDash(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if !takes("analyze", "format") || takes("analyze", "help") || takes("analyze", "no-such-flag") || !takes("run", "config.file") {
+		t.Errorf("valueFlags: format %v, help %v, unknown %v, run's config.file %v", takes("analyze", "format"),
+			takes("analyze", "help"), takes("analyze", "no-such-flag"), takes("run", "config.file"))
+	}
+}
+
+// TestAnalyzeStdinDash: `analyze -` reads standard input (a pipe, as `cat x | specwatch
+// analyze -`), wherever the flags are and with "--", and gives the report the file gives;
+// "-" between two files reads the pipe between them; an empty argument is no longer standard
+// input but a file that does not exist.
+func TestAnalyzeStdinDash(t *testing.T) {
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile("testdata/multi.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyze := func(args ...string) (model.Report, string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"analyze"}, args...)...)
+		cmd.Stdin = bytes.NewReader(log)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		err := cmd.Run()
+		var r model.Report
+		if err == nil {
+			if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil {
+				t.Fatalf("analyze %q: not JSON: %v", args, jerr)
+			}
+		}
+		return r, stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	file, stderr, code := analyze("--format", "json", "--timezone", "UTC", "testdata/multi.log")
+	if code != 0 || file.Input.Lines != 23 {
+		t.Fatalf("analyze FILE: exit %d, %d lines: %s", code, file.Input.Lines, stderr)
+	}
+	for _, args := range [][]string{
+		{"--format", "json", "--timezone", "UTC", "-"},
+		{"-", "--format", "json", "--timezone", "UTC"},
+		{"--format=json", "-", "--timezone", "UTC"},
+		{"--format", "json", "--timezone", "UTC", "--", "-"},
+	} {
+		r, stderr, code := analyze(args...)
+		if code != 0 || r.Input != file.Input || len(r.Series) != len(file.Series) {
+			t.Errorf("analyze %q: exit %d, input %+v with %d series, want %+v with %d as from the file: %s",
+				args, code, r.Input, len(r.Series), file.Input, len(file.Series), stderr)
+		}
+	}
+	both, stderr, code := analyze("--format", "json", "--timezone", "UTC", "testdata/multi.log", "-")
+	if code != 0 || both.Input.Lines != 2*file.Input.Lines {
+		t.Errorf("analyze FILE -: exit %d, %d lines, want %d (the file, then the pipe): %s", code, both.Input.Lines, 2*file.Input.Lines, stderr)
+	}
+	if _, stderr, code := analyze("--format", "json", ""); code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Errorf(`analyze "": exit %d, stderr %q; want a missing file, not standard input`, code, stderr)
+	}
+}

@@ -1,0 +1,75 @@
+package exporter
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/specwatch/specwatch/ingest/file"
+)
+
+// fileDescs are the file follower's metrics (docs/metrics.md, "File source"), exported only
+// while files are followed. None has a path label: the paths of pod logs carry the pod's UID
+// and restart count, so a label per file would grow with every pod the node ever ran; what a
+// file's lines became is per series already (specwatch_samples_total has the container).
+type fileDescs struct {
+	watched, open, lag, readBytes            *prometheus.Desc
+	rotations, copies, dropped, saveFailures *prometheus.Desc
+}
+
+// Label values of specwatch_file_rotations_total and specwatch_file_dropped_lines_total.
+var (
+	rotationKinds = [...]string{"rename", "truncate", "recreate"}
+	dropReasons   = [...]string{"format", "cut"}
+)
+
+func newFileDescs() *fileDescs {
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, labels, nil)
+	}
+	return &fileDescs{
+		watched: d("specwatch_file_watched_files",
+			"Files followed now: matched by the globs and accepted, open or closed under file_options.max_open, rotated ones still being drained included."),
+		open: d("specwatch_file_open_files",
+			"Descriptors of followed files open now (at most file_options.max_open, plus rotated files being drained)."),
+		lag: d("specwatch_file_lag_bytes",
+			"Bytes written to the followed files but not read as lines yet, from the files' sizes at the last scan (every second)."),
+		readBytes: d("specwatch_file_read_bytes_total",
+			"Bytes read from the followed files as lines."),
+		rotations: d("specwatch_file_rotations_total",
+			"Rotations of followed files by kind: rename (renamed, inside the globs or out), truncate (truncated in place, copytruncate), recreate (deleted, and a new file under its name).",
+			"kind"),
+		copies: d("specwatch_file_copies_read_total",
+			"Truncated files whose copy (copytruncate) was read from where the original was: truncations that lost nothing."),
+		dropped: d("specwatch_file_dropped_lines_total",
+			"Lines of followed files dropped: format (a record not in the file's format), cut (over the line bound, or unfinished at a rotation).",
+			"reason"),
+		saveFailures: d("specwatch_file_position_save_failures_total",
+			"Failed writes of the file positions to state_dir; until one succeeds, a restart resumes from the positions last written."),
+	}
+}
+
+func (d *fileDescs) describe(ch chan<- *prometheus.Desc) {
+	for _, x := range []*prometheus.Desc{d.watched, d.open, d.lag, d.readBytes, d.rotations, d.copies, d.dropped, d.saveFailures} {
+		ch <- x
+	}
+}
+
+func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *file.Stats) {
+	gauge := func(desc *prometheus.Desc, v int64) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v))
+	}
+	counter := func(desc *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
+	}
+	gauge(d.watched, int64(st.Files))
+	gauge(d.open, int64(st.Open))
+	gauge(d.lag, st.Lag)
+	counter(d.readBytes, st.ReadBytes)
+	for i, n := range [len(rotationKinds)]int64{st.Renamed, st.Truncated, st.Recreated} {
+		counter(d.rotations, n, rotationKinds[i])
+	}
+	counter(d.copies, st.CopiesRead)
+	for i, n := range [len(dropReasons)]int64{st.Bad, st.Cut} {
+		counter(d.dropped, n, dropReasons[i])
+	}
+	counter(d.saveFailures, st.SaveFailures)
+}
