@@ -125,8 +125,8 @@ func TestDashboardsStructure(t *testing.T) {
 			all.WriteString(q.Raw + "\n")
 		}
 	}
-	for _, want := range []string{"specwatch_step_seconds", "specwatch_context_tokens", "specwatch_commit_length",
-		"specwatch_throughput_attribution_log_ratio", "specwatch_model_tokens_per_second_at_context", "specwatch_anomaly_active"} {
+	for _, want := range []string{"specwatch_step_seconds", "specwatch_context_tokens", "specwatch_commit_length_tokens",
+		"specwatch_throughput_attribution_log_ratio", "specwatch_model_forecast_tokens_per_second", "specwatch_anomaly_active"} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("specwatch-series.json: no query on %s", want)
 		}

@@ -134,12 +134,22 @@ func (c *collector) figures(s *model.SeriesSnapshot, p *seriesPairs, emit func(*
 	gauge(d.commit, s.Commit, s.HasCommit)
 	gauge(d.acceptRate, s.AcceptRate, s.HasAcceptRate)
 	gauge(d.depth, s.AcceptedDepth, s.HasDepth)
-	gauge(d.context, s.Context, s.HasContext)
+	// vLLM's context is KV cache usage in percent: its own metrics, in base units, so that no
+	// axis or sum mixes percent with tokens.
+	if s.KVContext {
+		gauge(d.kvUsage, s.Context/100, s.HasContext)
+	} else {
+		gauge(d.context, s.Context, s.HasContext)
+	}
 	gauge(d.running, s.Running, s.HasRunning)
 	gauge(d.step, s.Step, s.HasStep)
 	gauge(d.tps, s.TPS, s.HasStep)
 	gauge(d.fitA, s.FitA, s.FitOK)
-	gauge(d.fitB, s.FitB, s.FitOK)
+	if s.KVContext {
+		gauge(d.fitKV, s.FitB*100, s.FitOK)
+	} else {
+		gauge(d.fitB, s.FitB, s.FitOK)
+	}
 	gauge(d.predTPS, s.PredTPS, s.HasPred)
 
 	for i := range min(s.NForecast, len(s.Forecast)) {

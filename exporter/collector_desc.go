@@ -5,15 +5,17 @@ import (
 )
 
 // seriesLabels are docs/metrics.md's labels of every per-series metric, in this order. The
-// container triple is always present, empty where the source names no container: one label
-// set per family keeps every query and recording rule the same for both kinds of deployment.
-var seriesLabels = []string{"host", "unit", "engine", "rank", "container", "namespace", "pod"}
+// container triple and the parallel dimensions (model.SplitRank) are always present, empty
+// where the source names no container or the engine prints no such rank: one label set per
+// family keeps every query and recording rule the same for every kind of deployment.
+var seriesLabels = []string{"host", "unit", "engine", "rank", "dp", "tp", "pp", "ep", "attn_cp", "container", "namespace", "pod"}
 
 // descs are the descriptors of everything the collector emits. Names, labels and types are
 // public interface (docs/metrics.md): dashboards and alert rules use them.
 type descs struct {
-	commit, acceptRate, depth, context, running, step, tps *prometheus.Desc
-	fitA, fitB, predTPS, forecast, attribution             *prometheus.Desc
+	commit, acceptRate, depth, context, kvUsage, running   *prometheus.Desc
+	step, tps, fitA, fitB, fitKV, predTPS                  *prometheus.Desc
+	forecast, attribution                                  *prometheus.Desc
 	acceptByPos                                            *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
@@ -25,17 +27,19 @@ func newDescs() *descs {
 		return prometheus.NewDesc(name, help, append(append([]string(nil), seriesLabels...), extra...), nil)
 	}
 	return &descs{
-		commit: per("specwatch_commit_length",
+		commit: per("specwatch_commit_length_tokens",
 			"Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample."),
-		acceptRate: per("specwatch_accept_rate",
+		acceptRate: per("specwatch_accept_ratio",
 			"Draft acceptance rate as the engine logs it, as a ratio (0-1), latest sample."),
-		acceptByPos: per("specwatch_accept_rate_by_position",
+		acceptByPos: per("specwatch_position_accept_ratio",
 			"Share of verify steps whose draft token at this position (label position, 1 = the first draft token) was accepted, as a ratio (0-1): the engine's per-position acceptance, weighted by draft tokens over the long acceptance half-life. Only for engines that state it (vLLM, llama.cpp).",
 			"position"),
-		depth: per("specwatch_accepted_depth",
+		depth: per("specwatch_accepted_depth_tokens",
 			"Mean accepted draft depth (avg_accepted_depth), latest sample."),
 		context: per("specwatch_context_tokens",
-			"Context of the latest decode point: tokens held in the KV cache (SGLang #token). For engine=\"vllm\" series it is KV cache usage in percent, the only context figure vLLM logs."),
+			"Context of the latest decode point: tokens held in the KV cache (SGLang #token, llama.cpp n_past). Absent for vLLM, which logs only its KV cache usage (specwatch_kv_cache_usage_ratio)."),
+		kvUsage: per("specwatch_kv_cache_usage_ratio",
+			"Share of the KV cache in use at the latest decode point, as a ratio (0-1): vLLM's only context figure, in place of specwatch_context_tokens."),
 		running: per("specwatch_running_requests",
 			"Requests in the decode batch at the latest decode point."),
 		step: per("specwatch_step_seconds",
@@ -45,10 +49,12 @@ func newDescs() *descs {
 		fitA: per("specwatch_model_step_fixed_seconds",
 			"Intercept a of the rolling fit step = a + b*context: the step time at zero context."),
 		fitB: per("specwatch_model_step_seconds_per_context_token",
-			"Slope b of the rolling fit step = a + b*context: seconds added to a step per context token. For engine=\"vllm\" series, per percent of KV cache usage."),
+			"Slope b of the rolling fit step = a + b*context: seconds added to a step per context token. Absent for vLLM (specwatch_model_step_kv_cache_slope_seconds)."),
+		fitKV: per("specwatch_model_step_kv_cache_slope_seconds",
+			"Slope of the rolling fit step = a + b*usage for vLLM, whose context is its KV cache usage: seconds a full KV cache (usage 1) adds to a step over an empty one."),
 		predTPS: per("specwatch_model_tokens_per_second",
 			"Batch throughput the fitted step model predicts at the current context, commit length and running requests."),
-		forecast: per("specwatch_model_tokens_per_second_at_context",
+		forecast: per("specwatch_model_forecast_tokens_per_second",
 			"Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.",
 			"context"),
 		attribution: per("specwatch_throughput_attribution_log_ratio",
@@ -96,7 +102,7 @@ func newDescs() *descs {
 }
 
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
-	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.running, d.step, d.tps,
+	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.kvUsage, d.running, d.step, d.tps, d.fitKV,
 		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.samples,
 		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures,
 		d.reopens, d.cursorMissing, d.lostEntries, d.skipped, d.badFiles} {

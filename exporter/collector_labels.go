@@ -72,9 +72,11 @@ var factorNames = [3]string{"acceptance", "context", "residual"}
 
 func newSeriesPairs(l model.Labels) *seriesPairs {
 	v := validLabels(l)
+	r := model.SplitRank(v.Rank)
 	p := &seriesPairs{labels: l, base: []*dto.LabelPair{
-		pair("container", v.Container), pair("engine", v.Engine), pair("host", v.Host), pair("namespace", v.Namespace),
-		pair("pod", v.Pod), pair("rank", v.Rank), pair("unit", v.Unit)}}
+		pair("attn_cp", r.AttnCP), pair("container", v.Container), pair("dp", r.DP), pair("engine", v.Engine),
+		pair("ep", r.EP), pair("host", v.Host), pair("namespace", v.Namespace), pair("pod", v.Pod),
+		pair("pp", r.PP), pair("rank", v.Rank), pair("tp", r.TP), pair("unit", v.Unit)}}
 	for i, f := range factorNames {
 		p.factor[i] = p.with("factor", f)
 	}

@@ -119,7 +119,7 @@ func TestStoppedEngineLeavesTheFleetSum(t *testing.T) {
 	if got := sum(after["specwatch_generation_tokens_per_second"]); got != 70 {
 		t.Errorf("fleet tok/s %v after a and c went silent, want 70 (b alone)", got)
 	}
-	for _, name := range []string{"specwatch_commit_length", "specwatch_step_seconds", "specwatch_running_requests", "specwatch_context_tokens"} {
+	for _, name := range []string{"specwatch_commit_length_tokens", "specwatch_step_seconds", "specwatch_running_requests", "specwatch_context_tokens"} {
 		if _, ok := after[name]["a.service"]; ok {
 			t.Errorf("%s still exported for the stopped a.service", name)
 		}

@@ -143,7 +143,8 @@ func (m *Metrics) newObserver(id int, labels model.Labels) prometheus.Observer {
 		m.observers = append(m.observers, stepObserver{})
 	}
 	l := validLabels(labels)
-	o := m.steps.WithLabelValues(l.Host, l.Unit, l.Engine, l.Rank, l.Container, l.Namespace, l.Pod)
+	r := model.SplitRank(l.Rank)
+	o := m.steps.WithLabelValues(l.Host, l.Unit, l.Engine, l.Rank, r.DP, r.TP, r.PP, r.EP, r.AttnCP, l.Container, l.Namespace, l.Pod)
 	m.observers[id] = stepObserver{labels: labels, obs: o}
 	return o
 }

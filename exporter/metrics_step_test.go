@@ -56,24 +56,24 @@ func TestObserveStepClassicAndNative(t *testing.T) {
 	const want = `
 # HELP specwatch_step_duration_seconds Duration of decode steps, one observation per decode point (logged or derived step time).
 # TYPE specwatch_step_duration_seconds histogram
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.01"} 0
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.02"} 0
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.03"} 0
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.05"} 2
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.075"} 2
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.1"} 2
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.15"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.2"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.3"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.5"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="0.75"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="1"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="2.5"} 3
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="5"} 4
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="10"} 4
-specwatch_step_duration_seconds_bucket{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service",le="+Inf"} 4
-specwatch_step_duration_seconds_sum{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 3.2
-specwatch_step_duration_seconds_count{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 4
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.01"} 0
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.02"} 0
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.03"} 0
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.05"} 2
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.075"} 2
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.1"} 2
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.15"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.2"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.3"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.5"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="0.75"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="1"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="2.5"} 3
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="5"} 4
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="10"} 4
+specwatch_step_duration_seconds_bucket{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service",le="+Inf"} 4
+specwatch_step_duration_seconds_sum{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 3.2
+specwatch_step_duration_seconds_count{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 4
 `
 	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), "specwatch_step_duration_seconds"); err != nil {
 		t.Error(err)

@@ -18,26 +18,26 @@ func TestCollectorExposition(t *testing.T) {
 	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	m.ObserveStep(7000, model.Labels{}, 0.1) // beyond the cap: counted as dropped
 	const want = `
-# HELP specwatch_commit_length Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample.
-# TYPE specwatch_commit_length gauge
-specwatch_commit_length{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 2.5
-specwatch_commit_length{container="",engine="vllm",host="gpu08",namespace="",pod="",rank="Engine 000",unit="vllm.service"} 3.1
+# HELP specwatch_commit_length_tokens Tokens committed per verify step (SGLang accept len, vLLM mean acceptance length, avg_commit_len), latest sample.
+# TYPE specwatch_commit_length_tokens gauge
+specwatch_commit_length_tokens{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 2.5
+specwatch_commit_length_tokens{attn_cp="",container="",dp="0",engine="vllm",ep="",host="gpu08",namespace="",pod="",pp="",rank="Engine 000",tp="",unit="vllm.service"} 3.1
 # HELP specwatch_step_seconds Duration of one decode step at the latest decode point, as logged or derived as commit length x running requests / generation tok/s.
 # TYPE specwatch_step_seconds gauge
-specwatch_step_seconds{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 0.04
-# HELP specwatch_model_tokens_per_second_at_context Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.
-# TYPE specwatch_model_tokens_per_second_at_context gauge
-specwatch_model_tokens_per_second_at_context{container="",context="131072",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 8.5
-specwatch_model_tokens_per_second_at_context{container="",context="4096",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 65.8
+specwatch_step_seconds{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 0.04
+# HELP specwatch_model_forecast_tokens_per_second Forecast tok/s of one request at a reference context (label context, in tokens) with the current acceptance. Not exported for vLLM series, whose context is a KV percentage.
+# TYPE specwatch_model_forecast_tokens_per_second gauge
+specwatch_model_forecast_tokens_per_second{attn_cp="",container="",context="131072",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 8.5
+specwatch_model_forecast_tokens_per_second{attn_cp="",container="",context="4096",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 65.8
 # HELP specwatch_throughput_attribution_log_ratio Attribution of ln(current/baseline per-request tok/s) to acceptance, context and residual (slower than the step model explains); the three factors add up to the log ratio.
 # TYPE specwatch_throughput_attribution_log_ratio gauge
-specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="acceptance",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} -0.1
-specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="context",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} -0.2
-specwatch_throughput_attribution_log_ratio{container="",engine="sglang",factor="residual",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 0.05
+specwatch_throughput_attribution_log_ratio{attn_cp="",container="",dp="",engine="sglang",ep="",factor="acceptance",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} -0.1
+specwatch_throughput_attribution_log_ratio{attn_cp="",container="",dp="",engine="sglang",ep="",factor="context",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} -0.2
+specwatch_throughput_attribution_log_ratio{attn_cp="",container="",dp="",engine="sglang",ep="",factor="residual",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 0.05
 # HELP specwatch_last_sample_timestamp_seconds Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock).
 # TYPE specwatch_last_sample_timestamp_seconds gauge
-specwatch_last_sample_timestamp_seconds{container="",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"} 1.7950000005e+09
-specwatch_last_sample_timestamp_seconds{container="",engine="vllm",host="gpu08",namespace="",pod="",rank="Engine 000",unit="vllm.service"} 1.795000001e+09
+specwatch_last_sample_timestamp_seconds{attn_cp="",container="",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"} 1.7950000005e+09
+specwatch_last_sample_timestamp_seconds{attn_cp="",container="",dp="0",engine="vllm",ep="",host="gpu08",namespace="",pod="",pp="",rank="Engine 000",tp="",unit="vllm.service"} 1.795000001e+09
 # HELP specwatch_lines_total Input lines by parse result: matched (a sample), ignored (not an engine statistics line), malformed (an engine marker that failed to parse; drives format_drift).
 # TYPE specwatch_lines_total counter
 specwatch_lines_total{result="ignored"} 3
@@ -54,7 +54,7 @@ specwatch_series_dropped_total 5
 specwatch_build_info{goversion="GOVERSION",revision="abc",version="1.2.3"} 1
 `
 	err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(strings.Replace(want, "GOVERSION", goVersion(), 1)),
-		"specwatch_commit_length", "specwatch_step_seconds", "specwatch_model_tokens_per_second_at_context",
+		"specwatch_commit_length_tokens", "specwatch_step_seconds", "specwatch_model_forecast_tokens_per_second",
 		"specwatch_throughput_attribution_log_ratio", "specwatch_last_sample_timestamp_seconds",
 		"specwatch_lines_total", "specwatch_journal_lag_seconds", "specwatch_series_dropped_total", "specwatch_build_info")
 	if err != nil {
@@ -98,14 +98,14 @@ func TestCollectorPerSeriesSets(t *testing.T) {
 	}
 	nk := int(model.NumAnomalyKinds) // every kind is always exported
 	want := map[string]map[string]int{
-		"gpu07": {"specwatch_commit_length": 1, "specwatch_accept_rate": 1, "specwatch_accepted_depth": 1,
+		"gpu07": {"specwatch_commit_length_tokens": 1, "specwatch_accept_ratio": 1, "specwatch_accepted_depth_tokens": 1,
 			"specwatch_context_tokens": 1, "specwatch_running_requests": 1, "specwatch_step_seconds": 1,
 			"specwatch_generation_tokens_per_second": 1, "specwatch_model_step_fixed_seconds": 1,
 			"specwatch_model_step_seconds_per_context_token": 1, "specwatch_model_tokens_per_second": 1,
-			"specwatch_model_tokens_per_second_at_context": 2, "specwatch_throughput_attribution_log_ratio": 3,
+			"specwatch_model_forecast_tokens_per_second": 2, "specwatch_throughput_attribution_log_ratio": 3,
 			"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4,
 			"specwatch_last_sample_timestamp_seconds": 1},
-		"gpu08": {"specwatch_commit_length": 1, "specwatch_context_tokens": 1, "specwatch_anomaly_active": nk,
+		"gpu08": {"specwatch_commit_length_tokens": 1, "specwatch_kv_cache_usage_ratio": 1, "specwatch_anomaly_active": nk,
 			"specwatch_anomalies_total": nk, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1},
 		"gpu09": {"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4},
 	}

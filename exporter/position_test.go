@@ -29,16 +29,16 @@ func TestAcceptRateByPosition(t *testing.T) {
 	// weighted by drafted tokens, the first line forgotten for the ten seconds to the second
 	// over the two-hour half-life: about (400·0.8 + 1200·0.6)/1600 = 0.65, then 0.425, 0.125
 	f := math.Exp2(-10 / model.DefaultLongHalfLife.Seconds())
-	want := "# HELP specwatch_accept_rate_by_position Share of verify steps whose draft token at this position (label position, 1 = the first draft token) was accepted, as a ratio (0-1): the engine's per-position acceptance, weighted by draft tokens over the long acceptance half-life. Only for engines that state it (vLLM, llama.cpp).\n" +
-		"# TYPE specwatch_accept_rate_by_position gauge\n"
+	want := "# HELP specwatch_position_accept_ratio Share of verify steps whose draft token at this position (label position, 1 = the first draft token) was accepted, as a ratio (0-1): the engine's per-position acceptance, weighted by draft tokens over the long acceptance half-life. Only for engines that state it (vLLM, llama.cpp).\n" +
+		"# TYPE specwatch_position_accept_ratio gauge\n"
 	for i, r := range [][2]float64{{0.8, 0.6}, {0.5, 0.4}, {0.2, 0.1}} {
 		v := (400*f*r[0] + 1200*r[1]) / (400*f + 1200)
 		if math.Abs(v-[]float64{0.65, 0.425, 0.125}[i]) > 1e-3 {
 			t.Fatalf("position %d: %v", i+1, v)
 		}
-		want += fmt.Sprintf("specwatch_accept_rate_by_position{container=\"\",engine=\"vllm\",host=\"gpu08\",namespace=\"\",pod=\"\",position=\"%d\",rank=\"\",unit=\"vllm.service\"} %s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
+		want += fmt.Sprintf("specwatch_position_accept_ratio{attn_cp=\"\",container=\"\",dp=\"\",engine=\"vllm\",ep=\"\",host=\"gpu08\",namespace=\"\",pod=\"\",position=\"%d\",pp=\"\",rank=\"\",tp=\"\",unit=\"vllm.service\"} %s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
 	}
-	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), "specwatch_accept_rate_by_position"); err != nil {
+	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), "specwatch_position_accept_ratio"); err != nil {
 		t.Error(err)
 	}
 }

@@ -100,7 +100,7 @@ func TestPushFinalAndLabels(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"specwatch_build_info":            `dc="x",goversion="` + goVersion() + `",host="node-a",revision="abc",version="1.2.3"`,
-		"specwatch_commit_length":         `container="",dc="x",engine="sglang",host="gpu07",namespace="",pod="",rank="TP0",unit="sglang.service"`, // own host wins
+		"specwatch_commit_length_tokens":  `attn_cp="",container="",dc="x",dp="",engine="sglang",ep="",host="gpu07",namespace="",pod="",pp="",rank="TP0",tp="0",unit="sglang.service"`, // own host wins
 		"specwatch_step_duration_seconds": "",
 	} {
 		mf := mfs[name]

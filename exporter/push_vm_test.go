@@ -158,7 +158,7 @@ func TestVictoriaMetricsPush(t *testing.T) {
 	}()
 
 	vm.waitHosts(t, `specwatch_build_info`, hosts)
-	vm.waitHosts(t, `count by (host) (specwatch_commit_length)`, []string{"gpu07", "gpu08"}) // the series' own host wins
+	vm.waitHosts(t, `count by (host) (specwatch_commit_length_tokens)`, []string{"gpu07", "gpu08"}) // the series' own host wins
 	before := iters.Load()
 	t0 := time.Now()
 

@@ -44,7 +44,8 @@ type Labels struct {
 // LabelNames are the labels that name a series, engine first, in the order reports show them.
 var LabelNames = [...]string{"engine", "host", "unit", "namespace", "pod", "container", "rank"}
 
-// Value returns the label called name ("" for an unknown name or an empty label).
+// Value returns the label called name, one of LabelNames or ParallelLabelNames ("" for an
+// unknown name or an empty label).
 func (l Labels) Value(name string) string {
 	switch name {
 	case "engine":
@@ -62,7 +63,7 @@ func (l Labels) Value(name string) string {
 	case "rank":
 		return l.Rank
 	}
-	return ""
+	return SplitRank(l.Rank).Value(name)
 }
 
 // SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series

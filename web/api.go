@@ -88,8 +88,9 @@ func parseSeriesFilters(vals []string) ([]seriesFilter, error) {
 			if !ok || strings.Contains(value, "=") {
 				return nil, fmt.Errorf("series filter %q: want name=value[,name=value...]", v)
 			}
-			if !slices.Contains(model.LabelNames[:], name) {
-				return nil, fmt.Errorf("series filter %q: unknown label %q (%s)", v, name, strings.Join(model.LabelNames[:], ", "))
+			if !slices.Contains(model.LabelNames[:], name) && !slices.Contains(model.ParallelLabelNames[:], name) {
+				return nil, fmt.Errorf("series filter %q: unknown label %q (%s, %s)", v, name,
+					strings.Join(model.LabelNames[:], ", "), strings.Join(model.ParallelLabelNames[:], ", "))
 			}
 			f.terms = append(f.terms, labelTerm{name, value})
 		}

@@ -109,7 +109,7 @@ func TestRendersSharedAndBounded(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), "in flight") {
 		t.Errorf("third render with %d in flight: %d Retry-After %q %q, want 503", MaxRendersInFlight, w.Code, w.Header().Get("Retry-After"), w.Body)
 	}
-	if w := do(t, h, "GET", "/metrics", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "specwatch_commit_length") {
+	if w := do(t, h, "GET", "/metrics", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "specwatch_commit_length_tokens") {
 		t.Errorf("/metrics with every render slot busy: %d", w.Code)
 	}
 

@@ -11,23 +11,29 @@ import (
 	"github.com/specwatch/specwatch/internal/testproc"
 )
 
-// per is docs/metrics.md's label set of per-series metrics.
+// per is docs/metrics.md's label set of per-series metrics, less the optional ones.
 var per = []string{"engine", "host", "rank", "unit"}
+
+// optional are the per-series labels that are empty (and so dropped by Prometheus) where the
+// series has no such dimension or container.
+var optional = []string{"attn_cp", "container", "dp", "ep", "namespace", "pod", "pp", "tp"}
 
 // designMetrics are docs/metrics.md's metrics (plus the ones this package adds) with the label
 // names each must carry, sorted; the histogram is listed by its family name.
 var designMetrics = map[string][]string{
-	"specwatch_commit_length":                        per,
-	"specwatch_accept_rate":                          per,
-	"specwatch_accepted_depth":                       per,
+	"specwatch_commit_length_tokens":                 per,
+	"specwatch_accept_ratio":                         per,
+	"specwatch_accepted_depth_tokens":                per,
 	"specwatch_context_tokens":                       per,
+	"specwatch_kv_cache_usage_ratio":                 per,
 	"specwatch_running_requests":                     per,
 	"specwatch_step_seconds":                         per,
 	"specwatch_generation_tokens_per_second":         per,
 	"specwatch_model_step_fixed_seconds":             per,
 	"specwatch_model_step_seconds_per_context_token": per,
+	"specwatch_model_step_kv_cache_slope_seconds":    per,
 	"specwatch_model_tokens_per_second":              per,
-	"specwatch_model_tokens_per_second_at_context":   {"context", "engine", "host", "rank", "unit"},
+	"specwatch_model_forecast_tokens_per_second":     {"context", "engine", "host", "rank", "unit"},
 	"specwatch_throughput_attribution_log_ratio":     {"engine", "factor", "host", "rank", "unit"},
 	"specwatch_anomaly_active":                       {"engine", "host", "kind", "rank", "unit"},
 	"specwatch_last_sample_timestamp_seconds":        per,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestDemoScrapesVLLM(t *testing.T) {
 	if !strings.Contains(page, "acceptance per draft position, ") || !strings.Contains(page, "num_speculative_tokens 5 is too high") {
 		t.Error("the status page shows no per-position plot or advice for the scraped rank")
 	}
-	if m := get(p.url("/metrics")); !strings.Contains(m, `specwatch_accept_rate_by_position{container="",engine="vllm",host="demo-gpu03"`) {
+	if m := get(p.url("/metrics")); !regexp.MustCompile(`specwatch_position_accept_ratio\{[^}]*engine="vllm",[^}]*host="demo-gpu03"`).MatchString(m) {
 		t.Error("/metrics has no per-position acceptance of the scraped rank")
 	}
 }

@@ -156,8 +156,8 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	eventually(t, "the restarted daemon ready", func() bool { return ready(d2.url("/-/ready")) })
 	// Before any new line: the series is there, rebuilt, and nothing was counted.
 	body := get(d2.url("/metrics"))
-	if _, ok := metric(body, "specwatch_commit_length", `rank="TP0"`); !ok {
-		t.Errorf("no specwatch_commit_length after the restart, before new lines:\n%s", d2.logs())
+	if _, ok := metric(body, "specwatch_commit_length_tokens", `rank="TP0"`); !ok {
+		t.Errorf("no specwatch_commit_length_tokens after the restart, before new lines:\n%s", d2.logs())
 	}
 	if _, ok := metric(body, "specwatch_model_step_fixed_seconds", `rank="TP0"`); !ok {
 		t.Error("no fitted step model after the restart, before new lines")

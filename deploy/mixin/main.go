@@ -43,6 +43,11 @@ func renderAll(dir string, c Config) (map[string][]byte, error) {
 			}
 		} else {
 			b, err = renderRules(o.src, src, c)
+			if err == nil {
+				for _, f := range lintRules(filepath.Base(o.out), b) {
+					findings = append(findings, f.String())
+				}
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -50,7 +55,7 @@ func renderAll(dir string, c Config) (map[string][]byte, error) {
 		res[o.out] = b
 	}
 	if len(findings) > 0 {
-		return nil, fmt.Errorf("dashboard lint, %d findings:\n  %s", len(findings), strings.Join(findings, "\n  "))
+		return nil, fmt.Errorf("lint, %d findings:\n  %s", len(findings), strings.Join(findings, "\n  "))
 	}
 	return res, nil
 }

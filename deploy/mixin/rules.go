@@ -6,15 +6,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ruleFile is what the generator checks of a rendered rule file.
+// ruleFile is a rule file as the generator and the lint read it.
 type ruleFile struct {
 	Groups []struct {
-		Name  string `yaml:"name"`
-		Rules []struct {
-			Alert  string `yaml:"alert"`
-			Record string `yaml:"record"`
-			Expr   string `yaml:"expr"`
-		} `yaml:"rules"`
+		Name  string     `yaml:"name"`
+		Rules []lintRule `yaml:"rules"`
 	} `yaml:"groups"`
 }
 

@@ -50,7 +50,7 @@ var labelValuesRE = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-zA-Z
 // mayBeEmptyRE: queries that legitimately return nothing on a healthy demo: open anomalies and
 // firing alerts, accepted depth (custom builds only) and the accept rate (not every engine logs
 // it).
-var mayBeEmptyRE = regexp.MustCompile(`== 1|ALERTS|specwatch_accepted_depth|specwatch_accept_rate`)
+var mayBeEmptyRE = regexp.MustCompile(`== 1|ALERTS|specwatch_accepted_depth_tokens|specwatch_accept_ratio`)
 
 // GrafanaPanel is a panel of a dashboard, rows with their panels inside.
 type GrafanaPanel struct {

@@ -19,11 +19,11 @@ import (
 )
 
 // seriesLabels are the labels docs/metrics.md abbreviates as "series" in a row's labels column.
-var seriesLabels = []string{"host", "unit", "engine", "rank", "container", "namespace", "pod"}
+var seriesLabels = []string{"host", "unit", "engine", "rank", "dp", "tp", "pp", "ep", "attn_cp", "container", "namespace", "pod"}
 
 // freeLabels take arbitrary values; every other label's values form a fixed vocabulary that the
 // metric's row must list.
-var freeLabels = map[string]bool{"host": true, "unit": true, "engine": true, "rank": true, "container": true, "namespace": true, "pod": true,
+var freeLabels = map[string]bool{"host": true, "unit": true, "engine": true, "rank": true, "container": true, "namespace": true, "pod": true, "dp": true, "tp": true, "pp": true, "ep": true, "attn_cp": true,
 	"context": true, "version": true, "revision": true, "goversion": true, "target": true}
 
 var (
@@ -132,8 +132,8 @@ func TestMetricsDocumented(t *testing.T) {
 
 	// The demo at full speed: poll until the families that need a fitted model are there.
 	d, addr := start(t, time.Minute, false, demoAddr, "demo", "--web.listen-address", "127.0.0.1:0", "--speed", "0")
-	need := []string{"specwatch_commit_length", "specwatch_step_duration_seconds", "specwatch_model_step_fixed_seconds",
-		"specwatch_model_tokens_per_second_at_context", "specwatch_throughput_attribution_log_ratio", "specwatch_anomaly_active"}
+	need := []string{"specwatch_commit_length_tokens", "specwatch_step_duration_seconds", "specwatch_model_step_fixed_seconds",
+		"specwatch_model_forecast_tokens_per_second", "specwatch_throughput_attribution_log_ratio", "specwatch_anomaly_active"}
 	poll(t, 2*time.Minute, 100*time.Millisecond, "demo /metrics with a fitted model", func() (bool, string) {
 		fams, err := scrape(ctx, addr)
 		if err != nil {

@@ -38,7 +38,7 @@ func TestAlertPathMini(t *testing.T) {
 		fmt.Fprintf(w, "# TYPE specwatch_anomaly_active gauge\n")
 		fmt.Fprintf(w, "specwatch_anomaly_active{%s,kind=\"commit_len_stuck\"} %d\n", lbl, a)
 		fmt.Fprintf(w, "specwatch_anomaly_active{%s,kind=\"throughput_collapse\"} 0\n", lbl)
-		fmt.Fprintf(w, "# TYPE specwatch_commit_length gauge\nspecwatch_commit_length{%s} %g\n", lbl, commit)
+		fmt.Fprintf(w, "# TYPE specwatch_commit_length_tokens gauge\nspecwatch_commit_length{%s} %g\n", lbl, commit)
 		fmt.Fprintf(w, "# TYPE specwatch_running_requests gauge\nspecwatch_running_requests{%s} 4\n", lbl)
 		fmt.Fprintf(w, "# TYPE specwatch_generation_tokens_per_second gauge\nspecwatch_generation_tokens_per_second{%s} 21.5\n", lbl)
 	}))

@@ -94,7 +94,7 @@ func TestCardinalityAttack(t *testing.T) {
 		t.Errorf("%d series exported, cap %d", len(series), capSeries)
 	}
 	for r := range 4 {
-		v, ok := testharness.MetricValue(body, "specwatch_context_tokens", fmt.Sprintf(`rank="TP%d",unit="%s"`, r, e2eUnit))
+		v, ok := testharness.MetricValue(body, "specwatch_context_tokens", fmt.Sprintf(`rank="TP%d",tp="%d",unit="%s"`, r, r, e2eUnit))
 		if !ok || v != 200 {
 			t.Errorf("real series TP%d: context %v (present %v), want 200: the flood displaced the real service", r, v, ok)
 		}

@@ -136,7 +136,7 @@ func TestUnitSyscallFilterAllowsSpecwatch(t *testing.T) {
 	}
 	addr := testharness.FreeAddr(t)
 	// The demo replays for ever: wait for series in /metrics rather than for /-/ready.
-	collect(traceDaemon(t, strace, addr, "/metrics", "specwatch_commit_length{", bin, "demo", "--web.listen-address", addr, "--speed", "0"))
+	collect(traceDaemon(t, strace, addr, "/metrics", "specwatch_commit_length_tokens{", bin, "demo", "--web.listen-address", addr, "--speed", "0"))
 
 	var denied, all []string
 	for s := range used {
