@@ -4,8 +4,9 @@ import "time"
 
 // The incidents loop's timeline, offsets from its start. The episodes are sized for the shipped
 // alert rules' `for:` (30 s critical, 2 m warning) in wall time: the slowdown lasts 7.5 minutes,
-// so its warning still fires when the loop is replayed up to 3× faster than real time, and the
-// stuck drafter's 3 minutes give its critical alert a minute at that pace. The opening gives
+// so its warning still fires when the loop is replayed 3× faster than real time to a Prometheus
+// scraping and evaluating every second (2× at the usual 15 s), and the stuck drafter's 3
+// minutes give its critical alert a minute at that pace. The opening gives
 // each series about 35 decode lines, more than the step fit's warm-up, so the slowdown is
 // judged against a fitted model, and the closing leaves time for both alerts to resolve and
 // the service to look healthy again before the loop starts over.
@@ -15,6 +16,10 @@ const (
 	IncidentsCollapseEnd   = 9 * time.Minute
 	IncidentsStuckStart    = 3 * time.Minute
 	IncidentsStuckEnd      = 6 * time.Minute
+	// IncidentsCollapseShare is the share of its throughput the stalled host delivers: below
+	// the model's 0.5 (throughput_collapse), and a stretch of the log's rhythm (1/0.4 = 2.5×)
+	// short of the 3× that would make each line look like one after an idle pause.
+	IncidentsCollapseShare = 0.4
 )
 
 // Where the incidents happen: one single-rank SGLang service per host, so that each alert
@@ -30,9 +35,11 @@ const (
 // incidents and back, what `specwatch demo --scenario incidents` replays in real time so that a
 // Prometheus and an Alertmanager see alerts fire and resolve:
 //
-//   - gpu08 sglang-ddtree.service (DDTree, draft 15, 30 ms + 2 µs per context token, 4 requests
-//     kept running): from 1m30s to 9m the host stalls and delivers 40 % of the throughput its steps
-//     allow (throughput_collapse, a warning).
+//   - gpu08 sglang-ddtree.service (DDTree, draft 15, 30 ms + 2 µs per context token, 2 long
+//     requests kept running, 2,000-6,000 tokens each): from 1m30s to 9m the host stalls and
+//     delivers 40 % of the throughput its steps allow (throughput_collapse, a warning). Long
+//     requests, because the model trusts a stretched line only when the context grew by what
+//     the same requests would have generated, which a request change breaks.
 //   - gpu07 sglang-eagle.service (EAGLE, draft 7, 32 ms + 4.5 µs per context token, 4 requests
 //     kept running): from 3m to 6m its drafter is stuck at commit length 1.00
 //     (commit_len_stuck, critical).
@@ -63,7 +70,7 @@ func Incidents(seed uint64) Scenario {
 				Workload:     long,
 				Acceptance:   Acceptance{DraftLen: 15, Phases: textPhases(7.5, 4.5, 2.9)},
 				PrefillLines: true,
-				Faults: []Fault{{Kind: Collapse, Size: 0.6, Start: IncidentsCollapseStart,
+				Faults: []Fault{{Kind: Collapse, Size: 1 - IncidentsCollapseShare, Start: IncidentsCollapseStart,
 					Duration: IncidentsCollapseEnd - IncidentsCollapseStart}},
 			},
 		},

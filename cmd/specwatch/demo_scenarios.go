@@ -15,8 +15,7 @@ import (
 // Prometheus and Alertmanager to see alerts fire and resolve.
 type demoScenario struct {
 	name string
-	// scenario is the simulator's input (on demoSeed), in journalctl -o export shape for the
-	// replay.
+	// scenario is the simulator's input, on demoSeed (export gives it the replay's shape).
 	scenario func() sim.Scenario
 	// speed is --speed's default.
 	speed float64
@@ -43,13 +42,13 @@ var demoScenarios = []demoScenario{
 	{
 		name: "incidents", scenario: func() sim.Scenario { return sim.Incidents(demoSeed) }, speed: 1, wallClock: true,
 		banner: func(pace string) string {
-			at := func(d time.Duration) string { return durationWords(d) }
+			at := durationWords
 			return fmt.Sprintf("specwatch demo: replaying a %.0f-minute loop of two SGLang services %s, stamped with the wall clock, looping: healthy, then\n"+
-				"  from %s to %s %s %s delivers 40 %% of its throughput (throughput_collapse: SpecDecThroughputCollapse, warning),\n"+
+				"  from %s to %s %s %s delivers %.0f %% of its throughput (throughput_collapse: SpecDecThroughputCollapse, warning),\n"+
 				"  from %s to %s %s %s's drafter is stuck at commit length 1.00 (commit_len_stuck: SpecDecCommitLenStuck, critical),\n"+
 				"  then healthy again until the loop starts over (above --speed 2 the warning's episode can end before its `for: 2m`).",
 				sim.IncidentsLength.Minutes(), pace,
-				at(sim.IncidentsCollapseStart), at(sim.IncidentsCollapseEnd), sim.IncidentsCollapseHost, sim.IncidentsCollapseUnit,
+				at(sim.IncidentsCollapseStart), at(sim.IncidentsCollapseEnd), sim.IncidentsCollapseHost, sim.IncidentsCollapseUnit, 100*sim.IncidentsCollapseShare,
 				at(sim.IncidentsStuckStart), at(sim.IncidentsStuckEnd), sim.IncidentsStuckHost, sim.IncidentsStuckUnit)
 		},
 	},
