@@ -15,6 +15,7 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"
 )
@@ -133,5 +134,55 @@ func TestPrometheusScrapes(t *testing.T) {
 	}
 	if n, series, nk := len(got["specwatch_anomaly_active"]), len(l.Snapshot(nil)), int(model.NumAnomalyKinds); n != nk*series {
 		t.Errorf("%d anomaly_active series for %d series, want %d each", n, series, nk)
+	}
+	checkContextQueries(t, base, l.Snapshot(nil))
+}
+
+// checkContextQueries: the series dashboard's context queries, on the demo's SGLang and vLLM
+// series, give tokens for SGLang, KV cache usage for vLLM, and the step model at the current
+// context for both (the end-to-end test has SGLang only, which leaves the vLLM queries empty).
+func checkContextQueries(t *testing.T, base string, snaps []model.SeriesSnapshot) {
+	fitted := map[string]bool{} // engine → a fitted series
+	for _, s := range snaps {
+		if s.FitOK && s.HasContext {
+			fitted[s.Labels.Engine] = true
+		}
+	}
+	if !fitted["sglang"] || !fitted["vllm"] {
+		t.Fatalf("the demo has no fitted SGLang and vLLM series: %v", fitted)
+	}
+	n := 0
+	for _, q := range testharness.DashboardQueries(t) {
+		if !strings.Contains(q.Where, "specwatch-series.json") || !strings.Contains(q.Raw, "context") && !strings.Contains(q.Raw, "kv_cache") {
+			continue
+		}
+		n++
+		res, err := promQuery(base, q.Expr)
+		if err != nil {
+			t.Errorf("%s: %v", q.Where, err)
+			continue
+		}
+		engines := map[string]bool{}
+		for _, r := range res {
+			engines[r.Metric["engine"]] = true
+		}
+		kv, tokens := strings.Contains(q.Raw, "kv_cache"), strings.Contains(q.Raw, "context_token")
+		switch {
+		case kv && tokens: // the step model at the current context, either kind
+			if !engines["sglang"] || !engines["vllm"] {
+				t.Errorf("%s: engines %v, want sglang and vllm\n    %s", q.Where, engines, q.Raw)
+			}
+		case kv:
+			if !engines["vllm"] || engines["sglang"] {
+				t.Errorf("%s: engines %v, want vllm only\n    %s", q.Where, engines, q.Raw)
+			}
+		case tokens:
+			if !engines["sglang"] || engines["vllm"] {
+				t.Errorf("%s: engines %v, want sglang only (vLLM has no token context)\n    %s", q.Where, engines, q.Raw)
+			}
+		}
+	}
+	if n < 5 {
+		t.Errorf("%d context queries in the series dashboard, want at least 5", n)
 	}
 }
