@@ -163,7 +163,7 @@ func Chatty(seed uint64, lines int) Scenario {
 }
 
 // Preset returns a preset scenario by name: "context-growth", "healthy-day", "demo",
-// "seed-sweep" (interval 40 with the step_ms stats line), or "mixed" or "chatty" (100 000 lines).
+// "incidents", "seed-sweep" (interval 40 with the step_ms stats line), or "mixed" or "chatty" (100 000 lines).
 func Preset(name string, seed uint64) (Scenario, error) {
 	switch name {
 	case "context-growth":
@@ -172,6 +172,8 @@ func Preset(name string, seed uint64) (Scenario, error) {
 		return HealthyDay(seed), nil
 	case "demo":
 		return Demo(seed), nil
+	case "incidents":
+		return Incidents(seed), nil
 	case "seed-sweep":
 		return SeedSweep(seed, SweepOptions{CustomStats: true}), nil
 	case "mixed":
