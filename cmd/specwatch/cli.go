@@ -35,6 +35,9 @@ type command struct {
 // newApp builds the command line; terminate is called with an exit code where kingpin would
 // exit (after --help, --version, --help-man).
 func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application, map[string]action) {
+	// kingpin reads the arguments of "@name" from the file name; analyze's arguments are log
+	// files, and one called "@gpu07.log" must be read as a log, not as more flags.
+	kingpin.EnableFileExpansion = false
 	app := kingpin.New("specwatch", "Watches LLM speculative-decoding services (SGLang, vLLM, llama.cpp, TensorRT-LLM) and explains, in numbers, why decode throughput is what it is.")
 	app.UsageWriter(stdout).ErrorWriter(stderr).Terminate(terminate)
 	app.HelpFlag.Short('h')

@@ -13,7 +13,7 @@ import (
 // defineSimulate: write a preset scenario's log, for testing alert pipelines and dashboards
 // against known ground truth.
 func defineSimulate(c *kingpin.CmdClause, _ io.Writer) action {
-	preset := c.Flag("preset", "scenario: context-growth, healthy-day, demo, seed-sweep, mixed, chatty").Default("demo").String()
+	preset := c.Flag("preset", "scenario: context-growth, healthy-day, demo, incidents, seed-sweep, mixed, chatty").Default("demo").String()
 	seed := c.Flag("seed", "random seed (same seed, same log)").Default("1").Uint64()
 	format := c.Flag("format", "output shape: raw, cat, docker, short, short-iso, short-precise, json, export (default: the preset's)").String()
 	lines := new(int)

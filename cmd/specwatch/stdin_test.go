@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,9 +58,11 @@ func TestAnalyzeStdinDash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := "" // where analyze runs; "" is the package directory
 	analyze := func(args ...string) (model.Report, string, int) {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"analyze"}, args...)...)
+		cmd.Dir = dir
 		cmd.Stdin = bytes.NewReader(log)
 		var out, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &stderr
@@ -94,5 +97,13 @@ func TestAnalyzeStdinDash(t *testing.T) {
 	}
 	if _, stderr, code := analyze("--format", "json", ""); code != 1 || !strings.Contains(stderr, "no such file") {
 		t.Errorf(`analyze "": exit %d, stderr %q; want a missing file, not standard input`, code, stderr)
+	}
+	// A log whose name starts with "@" is a log, not a file of arguments (kingpin's expansion).
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "@gpu07.log"), log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, stderr, code := analyze("--format", "json", "--timezone", "UTC", "@gpu07.log"); code != 0 || r.Input != file.Input {
+		t.Errorf("analyze @gpu07.log: exit %d, input %+v, want %+v: %s", code, r.Input, file.Input, stderr)
 	}
 }
