@@ -26,7 +26,11 @@ func (s *Source) truncate(t *tail, now time.Time) {
 		}
 	}
 	if !resumed {
-		s.orphans = append(s.orphans, orphan{path: t.path, Position: old, at: now})
+		s.nextOrphan--
+		s.orphans = append(s.orphans, orphan{path: t.path, Position: old, at: now, key: s.nextOrphan})
+		saved := old
+		saved.Orphan = true
+		s.o.Store.track(s.nextOrphan, saved)
 	}
 	t.reset(0)
 	t.dec = nil
@@ -66,7 +70,7 @@ const (
 // copy is parked: its lines are the original's).
 func (s *Source) match(t *tail) (Position, int) {
 	for i, p := range s.saved {
-		if p.Dev == t.ident.Dev && p.Ino == t.ident.Ino && p.FPLen <= t.ident.FPLen && p.Identity.matches(t.f) {
+		if !p.Orphan && p.Dev == t.ident.Dev && p.Ino == t.ident.Ino && p.FPLen <= t.ident.FPLen && p.Identity.matches(t.f) {
 			s.saved = slices.Delete(s.saved, i, i+1)
 			return p, matchSaved
 		}
@@ -77,6 +81,7 @@ func (s *Source) match(t *tail) (Position, int) {
 	for i, o := range s.orphans {
 		if isCopy(o.path, o.Identity) {
 			s.orphans = slices.Delete(s.orphans, i, i+1)
+			s.o.Store.forget(o.key)
 			return o.Position, matchOrphan
 		}
 	}
@@ -89,8 +94,10 @@ func (s *Source) match(t *tail) (Position, int) {
 	}
 	for i, p := range s.saved {
 		if isCopy(p.Path, p.Identity) {
-			// The original was truncated while specwatch was down: its position goes on here.
+			// The original was truncated while specwatch was down, or before it stopped and
+			// saved the position as an orphan: its position goes on here.
 			s.saved = slices.Delete(s.saved, i, i+1)
+			p.Orphan = false
 			return p, matchOrphan
 		}
 	}

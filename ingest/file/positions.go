@@ -28,6 +28,10 @@ type Position struct {
 	// being joined.
 	Done int64 `json:"done,omitempty"`
 	Skip int   `json:"skip,omitempty"`
+	// Orphan marks a truncated file's position before the truncation (copytruncate), kept
+	// for its copy until a scan finds the copy: a restart in between must resume the copy
+	// there, not read it again from its start. Only a copy takes it, never the file itself.
+	Orphan bool `json:"orphan,omitempty"`
 }
 
 // savedFile is the positions file's schema.

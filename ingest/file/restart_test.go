@@ -160,3 +160,28 @@ func TestRestartInsidePartialLine(t *testing.T) {
 		t.Fatalf("lines %q", f.lines)
 	}
 }
+
+// Stopped between a copytruncate's truncation and the scan that finds the copy: the truncated
+// file's old position is saved as an orphan, so after the restart the copy resumes there
+// instead of from its start (seen as 891 lines applied twice in TestFilesExactlyOnce).
+func TestRestartBetweenTruncationAndCopy(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f.write("engine.log", 1, 10)
+	f.read(10)
+	f.write("engine.log", 11, 20) // not read before the rotation
+	b, err := os.ReadFile(f.path("engine.log"))
+	must(t, err)
+	must(t, os.Truncate(f.path("engine.log"), 0))
+	f.write("engine.log", 21, 25)
+	f.read(5) // the truncation is seen and lines 21-25 read
+	if st := f.src.Stats(); st.Truncated != 1 || st.CopiesRead != 0 {
+		t.Fatalf("stats %+v, want the truncation seen and no copy read", st)
+	}
+	// The copy, made before the truncation, as the stopped daemon's next scan would have
+	// found it: written only now, so that no scan of this one finds it.
+	must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
+	f = f.restart(true)
+	f.drain()
+	f.exactlyOnce(25)
+}

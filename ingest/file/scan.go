@@ -83,7 +83,13 @@ func (s *Source) scan(now time.Time) {
 		s.saved = nil
 	}
 	s.retire(now)
-	s.orphans = slices.DeleteFunc(s.orphans, func(o orphan) bool { return now.Sub(o.at) > s.o.RotateWait })
+	s.orphans = slices.DeleteFunc(s.orphans, func(o orphan) bool {
+		if now.Sub(o.at) > s.o.RotateWait {
+			s.o.Store.forget(o.key)
+			return true
+		}
+		return false
+	})
 	s.bound(now)
 }
 

@@ -93,6 +93,7 @@ type Source struct {
 	orphans    []orphan             // positions of truncated files, for their copies
 	deleted    map[string]time.Time // names of files found deleted, when: a new file there is a recreation
 	nextID     int
+	nextOrphan int // the last orphan's Store key (-1, -2, ...)
 	cur        int // the file Next reads from first
 	scanned    bool
 	last       time.Time // the last scan
@@ -110,7 +111,8 @@ type devKey struct{ dev, ino uint64 }
 type orphan struct {
 	path string
 	Position
-	at time.Time
+	at  time.Time
+	key int // its Store key: negative, apart from the files' ids
 }
 
 // New starts following; nothing is read before the first Next.
