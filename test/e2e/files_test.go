@@ -26,6 +26,7 @@ func TestFilesExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about a minute of real time")
 	}
+	t.Parallel() // mostly waits on real time, beside the alert paths
 	bin := testharness.BuildSpecwatch(t)
 	dir := t.TempDir()
 	logs, state := filepath.Join(dir, "logs"), filepath.Join(dir, "state")
