@@ -3,6 +3,8 @@
 package testharness
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,13 +22,15 @@ import (
 )
 
 // Daemon supervises `specwatch run` the way systemd's Restart=always would: one process at
-// a time on a fixed address (so Prometheus keeps one target), logs appended to one file, and a
+// a time on a fixed address (so Prometheus keeps one target; port 0: a new one each time), logs
+// appended to one file, and a
 // record of every incarnation's starting cursor.
 type Daemon struct {
 	t        testing.TB
 	bin      string
 	args     []string
-	addr     string
+	listen   string // as given: a port of 0 picks a new one for every incarnation
+	addr     string // where the running incarnation serves
 	stateDir string
 	logPath  string
 
@@ -40,7 +44,7 @@ type Daemon struct {
 // NewDaemon supervises bin (`run --listen addr --state-dir stateDir --log-format json args…`)
 // logging to logPath; the process is killed at cleanup. Start runs the first incarnation.
 func NewDaemon(t testing.TB, bin, addr, stateDir, logPath string, args ...string) *Daemon {
-	d := &Daemon{t: t, bin: bin, addr: addr, stateDir: stateDir, logPath: logPath, args: args}
+	d := &Daemon{t: t, bin: bin, listen: addr, addr: addr, stateDir: stateDir, logPath: logPath, args: args}
 	t.Cleanup(func() { d.Signal(syscall.SIGKILL); d.Wait() })
 	return d
 }
@@ -52,7 +56,8 @@ func (d *Daemon) Start() {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	cmd := exec.Command(d.bin, append([]string{"run", "--web.listen-address", d.addr, "--state.directory", d.stateDir, "--log.format", "json"}, d.args...)...)
+	logStart, _ := logf.Seek(0, io.SeekEnd)
+	cmd := exec.Command(d.bin, append([]string{"run", "--web.listen-address", d.listen, "--state.directory", d.stateDir, "--log.format", "json"}, d.args...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -65,7 +70,7 @@ func (d *Daemon) Start() {
 	d.cmd, d.done, d.pid = cmd, done, cmd.Process.Pid
 	d.mu.Unlock()
 	deadline := time.Now().Add(120 * time.Second)
-	for !d.ready() {
+	for !d.ready(logStart) {
 		select {
 		case <-done:
 			d.t.Fatalf("specwatch exited at start: %s\n%s", cmd.ProcessState, Tail(d.logPath, 4000))
@@ -79,9 +84,24 @@ func (d *Daemon) Start() {
 	d.up.Store(true)
 }
 
-func (d *Daemon) ready() bool {
+// ready: this incarnation logged that it serves (so the address is its own: with other test
+// processes on the machine, a port freed by a kill can be taken by another daemon, which
+// would answer /-/ready and /metrics in its place), and it answers /-/ready there.
+func (d *Daemon) ready(logStart int64) bool {
+	addr, ok := servingAddress(d.logPath, logStart)
+	if !ok {
+		return false
+	}
+	d.mu.Lock()
+	d.addr = addr
+	d.mu.Unlock()
+	return readyAt(addr)
+}
+
+// readyAt: the server at addr answers /-/ready with 200.
+func readyAt(addr string) bool {
 	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get("http://" + d.addr + "/-/ready")
+	resp, err := c.Get("http://" + addr + "/-/ready")
 	if err != nil {
 		return false
 	}
@@ -117,7 +137,35 @@ func (d *Daemon) PID() int {
 }
 
 // Addr is the address it listens on.
-func (d *Daemon) Addr() string { return d.addr }
+func (d *Daemon) Addr() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.addr
+}
+
+// servingAddress finds the address of the first "serving" line logged at or after offset.
+func servingAddress(path string, offset int64) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return "", false
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var l struct {
+			Message string `json:"message"`
+			Address string `json:"address"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Message == "serving" && l.Address != "" {
+			return l.Address, true
+		}
+	}
+	return "", false
+}
 
 // Up says whether it is serving: between ready and a signal.
 func (d *Daemon) Up() bool { return d.up.Load() }
@@ -134,7 +182,7 @@ func (d *Daemon) Metrics() (string, error) {
 	c := http.Client{Timeout: 10 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := c.Get("http://" + d.addr + "/metrics")
+		resp, err := c.Get("http://" + d.Addr() + "/metrics")
 		if err != nil {
 			return "", err
 		}

@@ -46,9 +46,8 @@ func StartDemo(t testing.TB, args ...string) *Demo {
 			t.Logf("specwatch demo log (%s):\n%s", d.LogPath, Tail(d.LogPath, 4000))
 		}
 	})
-	probe := &Daemon{addr: d.Addr}
 	deadline := time.Now().Add(60 * time.Second)
-	for !probe.ready() {
+	for !readyAt(d.Addr) {
 		select {
 		case <-exited:
 			t.Fatalf("specwatch demo exited at start:\n%s", Tail(d.LogPath, 4000))

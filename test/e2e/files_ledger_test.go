@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -155,10 +156,25 @@ func (l *fileLedger) prune(keep int) {
 }
 
 type savedPosition struct {
+	Path   string `json:"path"`
 	Ino    uint64 `json:"ino"`
 	FPLen  int    `json:"fp_len"`
 	FP     uint64 `json:"fp"`
 	Offset int64  `json:"offset"`
+	Orphan bool   `json:"orphan"`
+}
+
+// describe is the ledger's generations, for a failure message.
+func (l *fileLedger) describe() string {
+	var b strings.Builder
+	for _, g := range l.gens {
+		first, last := -1, -1
+		if len(g.seqs) > 0 {
+			first, last = g.seqs[0], g.seqs[len(g.seqs)-1]
+		}
+		fmt.Fprintf(&b, "  ino %d path %q bytes %d seqs %d-%d gone %v deleted %v\n", g.ino, g.path, len(g.content), first, last, g.gone, g.deleted)
+	}
+	return b.String()
 }
 
 // readPositions reads a (stopped) daemon's files.positions.

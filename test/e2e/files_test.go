@@ -118,8 +118,8 @@ func (l *fileLedger) checkpoint(t *testing.T, d *testharness.Daemon, pos []saved
 		got += v
 	}
 	if int(got) != want {
-		t.Fatalf("%s: the incarnation applied %d lines, want exactly the %d after its saved positions (of %d written; positions %+v)\n%s",
-			what, int(got), want, l.seq, pos, testharness.Tail(filepath.Join(filepath.Dir(l.dir), "specwatch.log"), 3000))
+		t.Fatalf("%s: the incarnation applied %d lines, want exactly the %d after its saved positions (of %d written; positions %+v)\ngenerations:\n%s%s",
+			what, int(got), want, l.seq, pos, l.describe(), testharness.Tail(filepath.Join(filepath.Dir(l.dir), "specwatch.log"), 3000))
 	}
 	t.Logf("%s: %d lines applied of %d written, exactly those after the saved positions", what, want, l.seq)
 	if l.seq > 0 {
