@@ -5,7 +5,7 @@ import (
 )
 
 // seriesLabels are docs/metrics.md's labels of every per-series metric, in this order. The
-// container triple and the parallel dimensions (model.SplitRank) are always present, empty
+// container triple and the parallel dimensions (rank.Split) are always present, empty
 // where the source names no container or the engine prints no such rank: one label set per
 // family keeps every query and recording rule the same for every kind of deployment.
 var seriesLabels = []string{"host", "unit", "engine", "rank", "dp", "tp", "pp", "ep", "attn_cp", "container", "namespace", "pod"}

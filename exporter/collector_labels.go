@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/rank"
 )
 
 // sample is one per-series metric of a scrape. Scrapes allocate them in one slab and point
@@ -72,7 +73,7 @@ var factorNames = [3]string{"acceptance", "context", "residual"}
 
 func newSeriesPairs(l model.Labels) *seriesPairs {
 	v := validLabels(l)
-	r := model.SplitRank(v.Rank)
+	r := rank.Split(v.Rank)
 	p := &seriesPairs{labels: l, base: []*dto.LabelPair{
 		pair("attn_cp", r.AttnCP), pair("container", v.Container), pair("dp", r.DP), pair("engine", v.Engine),
 		pair("ep", r.EP), pair("host", v.Host), pair("namespace", v.Namespace), pair("pod", v.Pod),

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/rank"
 )
 
 // MetricsOptions configure NewMetrics.
@@ -143,7 +144,7 @@ func (m *Metrics) newObserver(id int, labels model.Labels) prometheus.Observer {
 		m.observers = append(m.observers, stepObserver{})
 	}
 	l := validLabels(labels)
-	r := model.SplitRank(l.Rank)
+	r := rank.Split(l.Rank)
 	o := m.steps.WithLabelValues(l.Host, l.Unit, l.Engine, l.Rank, r.DP, r.TP, r.PP, r.EP, r.AttnCP, l.Container, l.Namespace, l.Pod)
 	m.observers[id] = stepObserver{labels: labels, obs: o}
 	return o

@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model/rank"
+)
 
 // Report is the diagnosis of every series: the JSON of `specwatch analyze --format json` and of
 // /api/v1/report. Field names are public interface (docs/report.md): dashboards and scripts read them.
@@ -44,7 +48,7 @@ type Labels struct {
 // LabelNames are the labels that name a series, engine first, in the order reports show them.
 var LabelNames = [...]string{"engine", "host", "unit", "namespace", "pod", "container", "rank"}
 
-// Value returns the label called name, one of LabelNames or ParallelLabelNames ("" for an
+// Value returns the label called name, one of LabelNames or rank.LabelNames ("" for an
 // unknown name or an empty label).
 func (l Labels) Value(name string) string {
 	switch name {
@@ -63,7 +67,7 @@ func (l Labels) Value(name string) string {
 	case "rank":
 		return l.Rank
 	}
-	return SplitRank(l.Rank).Value(name)
+	return rank.Split(l.Rank).Value(name)
 }
 
 // SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/rank"
 	"github.com/specwatch/specwatch/report"
 )
 
@@ -88,9 +89,9 @@ func parseSeriesFilters(vals []string) ([]seriesFilter, error) {
 			if !ok || strings.Contains(value, "=") {
 				return nil, fmt.Errorf("series filter %q: want name=value[,name=value...]", v)
 			}
-			if !slices.Contains(model.LabelNames[:], name) && !slices.Contains(model.ParallelLabelNames[:], name) {
+			if !slices.Contains(model.LabelNames[:], name) && !slices.Contains(rank.LabelNames[:], name) {
 				return nil, fmt.Errorf("series filter %q: unknown label %q (%s, %s)", v, name,
-					strings.Join(model.LabelNames[:], ", "), strings.Join(model.ParallelLabelNames[:], ", "))
+					strings.Join(model.LabelNames[:], ", "), strings.Join(rank.LabelNames[:], ", "))
 			}
 			f.terms = append(f.terms, labelTerm{name, value})
 		}

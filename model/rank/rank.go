@@ -1,4 +1,5 @@
-package model
+// Package rank splits an engine rank string into its parallel dimensions.
+package rank
 
 import "strings"
 
@@ -10,15 +11,15 @@ type Parallelism struct {
 	DP, TP, PP, EP, AttnCP string
 }
 
-// ParallelLabelNames are the labels Parallelism fills, in export order.
-var ParallelLabelNames = [...]string{"dp", "tp", "pp", "ep", "attn_cp"}
+// LabelNames are the labels Parallelism fills, in export order.
+var LabelNames = [...]string{"dp", "tp", "pp", "ep", "attn_cp"}
 
-// SplitRank reads a rank as the parsers record it: SGLang's tags ("DP3 PP1 TP3 EP3",
+// Split reads a rank as the parsers record it: SGLang's tags ("DP3 PP1 TP3 EP3",
 // "ATTN_CP4 MOE_DP2 TP0"), or vLLM's "Engine 000", which is the engine's data-parallel index.
 // Tags it does not know (MOE_DP, "gpu=0" of old SGLang builds, "2 Engines Aggregated") fill no
 // dimension: the rank label keeps the whole string, so no two series share a label set. Indexes
 // lose leading zeros, so "Engine 003" and /metrics' engine="3" give the same dp.
-func SplitRank(rank string) Parallelism {
+func Split(rank string) Parallelism {
 	var p Parallelism
 	if n, ok := strings.CutPrefix(rank, "Engine "); ok {
 		if isDigits(n) {

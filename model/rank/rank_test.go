@@ -1,8 +1,8 @@
-package model
+package rank
 
 import "testing"
 
-func TestSplitRank(t *testing.T) {
+func TestSplit(t *testing.T) {
 	for _, c := range []struct {
 		rank string
 		want Parallelism
@@ -22,17 +22,8 @@ func TestSplitRank(t *testing.T) {
 		{"MOE_DP2", Parallelism{}},
 		{"TP", Parallelism{}},
 	} {
-		if got := SplitRank(c.rank); got != c.want {
-			t.Errorf("SplitRank(%q) = %+v, want %+v", c.rank, got, c.want)
-		}
-	}
-}
-
-func TestLabelsValueParallel(t *testing.T) {
-	l := Labels{Engine: "sglang", Rank: "DP2 TP5"}
-	for name, want := range map[string]string{"dp": "2", "tp": "5", "pp": "", "rank": "DP2 TP5", "nope": ""} {
-		if got := l.Value(name); got != want {
-			t.Errorf("Value(%q) = %q, want %q", name, got, want)
+		if got := Split(c.rank); got != c.want {
+			t.Errorf("Split(%q) = %+v, want %+v", c.rank, got, c.want)
 		}
 	}
 }
