@@ -137,22 +137,18 @@ func (c *collector) figures(s *model.SeriesSnapshot, p *seriesPairs, emit func(*
 	gauge(d.commit, s.Commit, s.HasCommit)
 	gauge(d.acceptRate, s.AcceptRate, s.HasAcceptRate)
 	gauge(d.depth, s.AcceptedDepth, s.HasDepth)
-	// vLLM's context is KV cache usage in percent: its own metrics, in base units, so that no
-	// axis or sum mixes percent with tokens.
+	// vLLM's context is KV cache usage in percent: its own metrics, in base units (a ratio,
+	// and the slope per full cache), so that no axis or sum mixes percent with tokens.
+	ctxDesc, ctx, slopeDesc, slope := d.context, s.Context, d.fitB, s.FitB
 	if s.KVContext {
-		gauge(d.kvUsage, s.Context/100, s.HasContext)
-	} else {
-		gauge(d.context, s.Context, s.HasContext)
+		ctxDesc, ctx, slopeDesc, slope = d.kvUsage, s.Context/100, d.fitKV, s.FitB*100
 	}
+	gauge(ctxDesc, ctx, s.HasContext)
 	gauge(d.running, s.Running, s.HasRunning)
 	gauge(d.step, s.Step, s.HasStep)
 	gauge(d.tps, s.TPS, s.HasStep)
 	gauge(d.fitA, s.FitA, s.FitOK)
-	if s.KVContext {
-		gauge(d.fitKV, s.FitB*100, s.FitOK)
-	} else {
-		gauge(d.fitB, s.FitB, s.FitOK)
-	}
+	gauge(slopeDesc, slope, s.FitOK)
 	gauge(d.predTPS, s.PredTPS, s.HasPred)
 
 	for i := range min(s.NForecast, len(s.Forecast)) {

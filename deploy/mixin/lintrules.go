@@ -108,20 +108,15 @@ func lintAlert(r lintRule, e parser.Expr, add func(rule, format string, args ...
 	// of a series without a unit) as "<no value>", and inside printf as %!q(<nil>), which
 	// made the description's query invalid and kept the alert from firing at all; index
 	// gives "" in Prometheus and vmalert alike.
+	// alerts/template: a label the query cannot return renders empty in every notification.
+	keep, known := outputLabels(e)
 	for _, text := range append(mapValues(r.Annotations), mapValues(r.Labels)...) {
 		for _, m := range templateLabel.FindAllStringSubmatch(text, -1) {
 			if m[2] != "" {
 				add("template/index", "$labels.%s: write index $labels `%s`, which vmalert renders as empty where the label is absent", m[2], m[2])
 			}
-		}
-	}
-	// alerts/template: a label the query cannot return renders empty in every notification.
-	if keep, ok := outputLabels(e); ok {
-		for _, text := range append(mapValues(r.Annotations), mapValues(r.Labels)...) {
-			for _, m := range templateLabel.FindAllStringSubmatch(text, -1) {
-				if name := m[1] + m[2]; !keep[name] {
-					add("alerts/template", "label %s: the query's result has only %s", name, strings.Join(sortedKeys(keep), ", "))
-				}
+			if name := m[1] + m[2]; known && !keep[name] {
+				add("alerts/template", "label %s: the query's result has only %s", name, strings.Join(sortedKeys(keep), ", "))
 			}
 		}
 	}
@@ -129,9 +124,7 @@ func lintAlert(r lintRule, e parser.Expr, add func(rule, format string, args ...
 
 // lintExpr applies the checks of one expression that hold for alerts and recording rules.
 func lintExpr(e parser.Expr, recording bool, add func(rule, format string, args ...any)) {
-	var stack []parser.Node
 	parser.Inspect(e, func(n parser.Node, path []parser.Node) error {
-		stack = path
 		switch n := n.(type) {
 		case *parser.VectorSelector:
 			for _, m := range n.LabelMatchers {
@@ -141,7 +134,7 @@ func lintExpr(e parser.Expr, recording bool, add func(rule, format string, args 
 					add("promql/regexp", "%s: %s%s%q is a static string: use = or !=", n.Name, m.Name, m.Type, m.Value)
 				}
 			}
-			if isCounter(n.Name) && !insideAny(stack, counterSafe) {
+			if isCounter(n.Name) && !insideAny(path, counterSafe) {
 				add("promql/counter", "%s is a counter: read it through rate() or increase()", n.Name)
 			}
 		case *parser.Call:
