@@ -142,8 +142,10 @@ specwatch_file_position_save_failures_total 2
 		"specwatch_file_dropped_lines_total", "specwatch_file_position_save_failures_total"); err != nil {
 		t.Error(err)
 	}
-	if s := st.Status(); s.Input.Lines != 8 || s.CursorSaveFailures != 2 {
-		t.Errorf("%d lines applied, %d failed saves in the loop's count; want the 8 short ones and the same 2",
+	// The two failures are the file positions' own: not journal cursor failures as well (a
+	// file-only daemon would fire both save alerts, one of them naming a cursor it has not).
+	if s := st.Status(); s.Input.Lines != 8 || s.CursorSaveFailures != 0 {
+		t.Errorf("%d lines applied, %d journal cursor save failures; want the 8 short ones and none",
 			s.Input.Lines, s.CursorSaveFailures)
 	}
 

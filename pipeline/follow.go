@@ -137,20 +137,26 @@ func (p *Pipeline) copyStats(src Journal) {
 }
 
 // flush saves the cursor; a failure (read-only or full state directory) is logged and retried
-// at the next flush, never fatal: losing the cursor costs re-reading, not correctness.
+// at the next flush, never fatal: losing the cursor costs re-reading, not correctness. A
+// failure of the file positions alone is counted by their store
+// (specwatch_file_position_save_failures_total), not as a journal cursor failure.
 func (p *Pipeline) flush(cur CursorSink) {
 	if err := cur.Flush(); err != nil {
 		p.flushFails++
-		p.state.mu.Lock()
-		p.state.cursorSaveFailures++
-		p.state.mu.Unlock()
+		what := "the file positions"
+		if !errors.Is(err, file.ErrSave) {
+			what = "the journal cursor"
+			p.state.mu.Lock()
+			p.state.cursorSaveFailures++
+			p.state.mu.Unlock()
+		}
 		if p.flushFails == 1 || p.flushFails%60 == 0 {
-			p.log.Warn().Err(err).Int64("failures", p.flushFails).Msg("cannot save the journal cursor; will retry")
+			p.log.Warn().Err(err).Int64("failures", p.flushFails).Msg("cannot save " + what + "; will retry")
 		}
 		return
 	}
 	if p.flushFails > 0 {
-		p.log.Info().Int64("after_failures", p.flushFails).Msg("journal cursor saved again")
+		p.log.Info().Int64("after_failures", p.flushFails).Msg("read positions saved again")
 		p.flushFails = 0
 	}
 }

@@ -107,6 +107,9 @@ func (s *Source) match(t *tail) (Position, int) {
 // sameStart reports whether copy t starts with the bytes of original c, over the shorter of
 // their fingerprints. An original closed under the open-files bound is opened for the check.
 func sameStart(c, t *tail) bool {
+	if c.ident.FPLen == 0 {
+		return false // an empty original (truncated, not yet written again) has no start to copy
+	}
 	f := c.f
 	if f == nil {
 		var err error

@@ -103,6 +103,38 @@ func TestFollowCopyTruncate(t *testing.T) {
 	}
 }
 
+// copytruncate creates the copy before it fills it: a scan that finds the copy still empty
+// must not take it for a new file (it would read every line of the copy a second time).
+func TestFollowCopyTruncateEmptyCopySeen(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f.write("engine.log", 1, 10)
+	f.drain()
+	b, err := os.ReadFile(f.path("engine.log"))
+	must(t, err)
+	must(t, os.WriteFile(f.path("engine.log.1"), nil, 0o644)) // created, not yet copied
+	f.src.scan(f.now)
+	must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
+	must(t, os.Truncate(f.path("engine.log"), 0))
+	f.write("engine.log", 11, 20)
+	f.drain()
+	f.exactlyOnce(20)
+}
+
+// A file that appears under a truncated original's name while the original is still empty is
+// not a copy of it (an empty file has no start to copy): its lines are read.
+func TestFollowNewFileBesideEmptyOriginal(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f.write("engine.log", 1, 10)
+	f.drain()
+	must(t, os.Truncate(f.path("engine.log"), 0)) // truncated in place, no copy
+	f.drain()                                     // longer than RotateWait: no copy is awaited
+	f.write("engine.log.old", 11, 20)
+	f.drain()
+	f.exactlyOnce(20)
+}
+
 // A plain copy (cp without truncation) is the same lines: never read.
 func TestFollowCopyNotRead(t *testing.T) {
 	f := newFollower(t, t.TempDir(), Options{})

@@ -170,9 +170,14 @@ func (s *Store) Failures() int64 {
 	return s.failures
 }
 
+// ErrSave marks a failed write of the positions file, so that the pipeline, which flushes
+// the journal cursor and the file positions alike, tells them apart: each has its own
+// failure counter and alert.
+var ErrSave = errors.New("saving file positions")
+
 func (s *Store) write(b []byte) error {
 	if err := atomicfile.Write(s.path, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("saving file positions: %w", err)
+		return fmt.Errorf("%w: %w", ErrSave, err)
 	}
 	return nil
 }

@@ -185,3 +185,23 @@ func TestRestartBetweenTruncationAndCopy(t *testing.T) {
 	f.drain()
 	f.exactlyOnce(25)
 }
+
+// Truncated while specwatch was down and still empty when it restarts: the copy resumes at the
+// original's position (an empty original is no start for a copy to be parked behind).
+func TestRestartTruncatedOriginalStillEmpty(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("c.log*")}})
+	f.write("c.log", 1, 10)
+	f.read(10)
+	must(t, f.store.Flush())
+	f.src.Close()
+	f.write("c.log", 11, 15)
+	b, _ := os.ReadFile(f.path("c.log"))
+	must(t, os.WriteFile(f.path("c.log.1"), b, 0o644))
+	must(t, os.Truncate(f.path("c.log"), 0))
+	f = f.restart(false)
+	f.drain()
+	f.write("c.log", 16, 20)
+	f.drain()
+	f.exactlyOnce(20)
+}

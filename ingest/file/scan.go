@@ -54,6 +54,13 @@ func (s *Source) scan(now time.Time) {
 			s.check(t, t.size, now)
 			continue
 		}
+		if fi.Size() == 0 {
+			// Followed from its first byte on, not before: copytruncate creates its copy
+			// before filling it, and an empty copy cannot be told from a new file (taken for
+			// one, its lines were all read twice). Waiting loses nothing: an empty file is
+			// read from its start either way.
+			continue
+		}
 		fresh = append(fresh, found{path, fi, key})
 	}
 	for key := range s.skipped {
