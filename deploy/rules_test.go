@@ -303,6 +303,47 @@ func TestRunbookSections(t *testing.T) {
 					t.Errorf("docs/runbook.md %s: no %s", r.Alert, part)
 				}
 			}
+			// The impact paragraph states the severity the rule pages with, so an operator
+			// reading it knows whether to wake up; a rule whose severity changes must change it.
+			_, impact, _ := strings.Cut(s, "**Impact.**")
+			impact, _, _ = strings.Cut(impact, "\n\n")
+			sev := r.Labels["severity"]
+			if !strings.Contains(strings.ToLower(impact), sev) {
+				t.Errorf("docs/runbook.md %s: the impact does not say %q, the rule's severity: %q", r.Alert, sev, impact)
+			}
 		}
+	}
+}
+
+// TestAlertsTable keeps deploy/README.md's table of alerts equal to the rendered rules: each
+// alert with its `for` and severity, in the rules' order.
+func TestAlertsTable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(testharness.DeployPath(t, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?m)^\| \[(\w+)\]\(\.\./docs/runbook\.md#(\w+)\) \| (\w+) \| (\w+) \|$`)
+	var have []string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		if m[2] != strings.ToLower(m[1]) {
+			t.Errorf("deploy/README.md: %s links to #%s", m[1], m[2])
+		}
+		have = append(have, m[1]+" "+m[3]+" "+m[4])
+	}
+	var want []string
+	for _, g := range loadRuleFile(t, testharness.DeployPath(t, "prometheus", "specwatch-alerts.yml")).Groups {
+		for _, r := range g.Rules {
+			if r.Alert != "" {
+				f := r.For
+				if f == "" {
+					f = "0s"
+				}
+				want = append(want, r.Alert+" "+f+" "+r.Labels["severity"])
+			}
+		}
+	}
+	if strings.Join(have, "\n") != strings.Join(want, "\n") {
+		t.Errorf("deploy/README.md's alerts table (alert for severity):\n%s\nthe rules:\n%s", strings.Join(have, "\n"), strings.Join(want, "\n"))
 	}
 }

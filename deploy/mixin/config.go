@@ -24,6 +24,8 @@ type Config struct {
 	ClusterLabel string `yaml:"clusterLabel"`
 	// JournalLagSeconds: SpecWatchJournalLag fires above this lag.
 	JournalLagSeconds int `yaml:"journalLagSeconds"`
+	// FileLagBytes: SpecWatchFileLag fires above this many bytes written and not yet read.
+	FileLagBytes int64 `yaml:"fileLagBytes"`
 	// EngineLookback: SpecWatchDown pages (critical) where engine series existed this recently.
 	EngineLookback string `yaml:"engineLookback"`
 	// TargetsLookback: SpecWatchTargetsMissing and SpecWatchPushesStopped consider targets
@@ -68,6 +70,9 @@ func (c Config) check() error {
 	if c.JournalLagSeconds <= 0 {
 		return fmt.Errorf("journalLagSeconds %d: want > 0", c.JournalLagSeconds)
 	}
+	if c.FileLagBytes <= 0 {
+		return fmt.Errorf("fileLagBytes %d: want > 0", c.FileLagBytes)
+	}
 	for key, v := range map[string]string{"engineLookback": c.EngineLookback, "targetsLookback": c.TargetsLookback, "dashboards.refresh": c.Dashboards.Refresh} {
 		if d, err := model.ParseDuration(v); err != nil || d <= 0 {
 			return fmt.Errorf("%s %q: want a positive Prometheus duration (30s, 6h, 1d)", key, v)
@@ -88,6 +93,7 @@ func (c Config) values() map[string]string {
 		// groupCluster starts a `by (...)` list so that aggregations keep the cluster label.
 		"groupCluster":      groupCluster,
 		"journalLagSeconds": strconv.Itoa(c.JournalLagSeconds),
+		"fileLagBytes":      strconv.FormatInt(c.FileLagBytes, 10),
 		"engineLookback":    c.EngineLookback,
 		"targetsLookback":   c.TargetsLookback,
 	}

@@ -103,12 +103,14 @@ func TestRenderOtherConfig(t *testing.T) {
 	c.SpecwatchSelector = `job="llm-watch",env="prod"`
 	c.ClusterLabel = ""
 	c.JournalLagSeconds = 120
+	c.FileLagBytes = 1 << 20
 	out, err := renderAll(".", c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	alerts := string(out["prometheus/specwatch-alerts.yml"])
-	if strings.Contains(alerts, "specwatch.*") || !strings.Contains(alerts, `up{job="llm-watch",env="prod"} == 0`) || !strings.Contains(alerts, "specwatch_journal_lag_seconds > 120") {
+	if strings.Contains(alerts, "specwatch.*") || !strings.Contains(alerts, `up{job="llm-watch",env="prod"} == 0`) || !strings.Contains(alerts, "specwatch_journal_lag_seconds > 120") ||
+		!strings.Contains(alerts, "specwatch_file_lag_bytes > 1048576") {
 		t.Errorf("alerts not rendered with the config:\n%s", alerts)
 	}
 	rec := string(out["prometheus/specwatch-recording.yml"])
@@ -130,6 +132,7 @@ func TestConfigRejects(t *testing.T) {
 		"empty":    func(c *Config) { c.SpecwatchSelector = "" },
 		"cluster":  func(c *Config) { c.ClusterLabel = "clu-ster" },
 		"lag":      func(c *Config) { c.JournalLagSeconds = 0 },
+		"filelag":  func(c *Config) { c.FileLagBytes = -1 },
 		"lookback": func(c *Config) { c.EngineLookback = "6 hours" },
 	} {
 		bad := c
