@@ -87,11 +87,16 @@ func TestJournalIdle(t *testing.T) {
 		if float64(waits) > secs+2 {
 			t.Errorf("%d waits in %.1fs: more than one per second", waits, secs)
 		}
-		if b == SDJournal && float64(w1-w0) > 3*secs+3 {
-			t.Errorf("reading thread woke %d times in %.1fs", w1-w0, secs)
+		// Each wait wakes the reading thread for the request, for the inotify event or the
+		// timeout, and for the reply; a GC or a scheduler park under -race adds one now and
+		// then (13 for 4 waits was seen in CI). Polling would be tens to hundreds per second.
+		if b == SDJournal && w1-w0 > 4*waits+3 {
+			t.Errorf("reading thread woke %d times in %.1fs for %d waits", w1-w0, secs, waits)
 		}
-		if b == Journalctl && w1-w0 > 3 {
-			t.Errorf("journalctl woke %d times while idle", w1-w0)
+		// journalctl -f sleeps in sd_journal_wait; it wakes when journald touches its files
+		// (4 in 3 s was seen), not on a timer. A poll of 100 ms would be 30.
+		if b == Journalctl && float64(w1-w0) > 2*secs+3 {
+			t.Errorf("journalctl woke %d times in %.1fs while idle", w1-w0, secs)
 		}
 		if cpu > elapsed/20 {
 			t.Errorf("idle follow used %v CPU in %v", cpu, elapsed)
