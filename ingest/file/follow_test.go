@@ -121,6 +121,28 @@ func TestFollowCopyTruncateEmptyCopySeen(t *testing.T) {
 	f.exactlyOnce(20)
 }
 
+// A copy seen half written (its first bytes are the original's, fewer than a fingerprint) is
+// parked behind the original like a whole one, and read from the truncation point.
+func TestFollowCopyTruncatePartialCopySeen(t *testing.T) {
+	f := newFollower(t, t.TempDir(), Options{})
+	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f.write("engine.log", 1, 10)
+	f.drain()
+	f.write("engine.log", 11, 15) // not read yet
+	b, err := os.ReadFile(f.path("engine.log"))
+	must(t, err)
+	must(t, os.WriteFile(f.path("engine.log.1"), b[:25], 0o644)) // two and a half lines copied
+	f.src.scan(f.now)
+	must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
+	must(t, os.Truncate(f.path("engine.log"), 0))
+	f.write("engine.log", 16, 20)
+	f.drain()
+	f.exactlyOnce(20)
+	if st := f.src.Stats(); st.CopiesRead != 1 {
+		t.Errorf("stats %+v, want the copy read once", st)
+	}
+}
+
 // A file that appears under a truncated original's name while the original is still empty is
 // not a copy of it (an empty file has no start to copy): its lines are read.
 func TestFollowNewFileBesideEmptyOriginal(t *testing.T) {
