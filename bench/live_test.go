@@ -28,7 +28,7 @@ import (
 // arguments to `specwatch run` (e.g. "--journal-backend sdjournal").
 //
 //	SPECWATCH_BIN=/tmp/specwatch-bench/specwatch SPECWATCH_LIVE_LINES=/tmp/specwatch-bench/unit.txt \
-//	    go test -run TestLive -v -timeout 5m ./bench/
+//	    go test -run 'TestLive$' -v -timeout 5m ./bench/
 func TestLive(t *testing.T) {
 	bin, src := os.Getenv("SPECWATCH_BIN"), os.Getenv("SPECWATCH_LIVE_LINES")
 	if bin == "" || src == "" {

@@ -191,13 +191,13 @@ if [ "${LIVE:-1}" = 1 ]; then
 	for i in $(seq "$LIVE_RUNS"); do
 		for t in $LIVE_CONFIGS; do
 			L=$(SPECWATCH_LIVE_ARGS="$(live_args "$t")" SPECWATCH_BIN=$SW SPECWATCH_LIVE_LINES=$W/unit.txt \
-				go test -count=1 -run TestLive -v -timeout 5m ./bench/ | grep '^LIVE' || true)
+				go test -count=1 -run 'TestLive$' -v -timeout 5m ./bench/ | grep '^LIVE ' || true)
 			echo "$t $L" >> "$W/live.txt"
 		done
 	done
 	{
 		echo
-		echo "Live: \`SPECWATCH_LIVE_ARGS=ARGS SPECWATCH_BIN=$SW SPECWATCH_LIVE_LINES=$W/unit.txt go test -count=1 -run TestLive -v ./bench/\`, $LIVE_RUNS alternated runs per configuration:"
+		echo "Live: \`SPECWATCH_LIVE_ARGS=ARGS SPECWATCH_BIN=$SW SPECWATCH_LIVE_LINES=$W/unit.txt go test -count=1 -run 'TestLive$' -v ./bench/\`, $LIVE_RUNS alternated runs per configuration:"
 		python3 - "$W/live.txt" <<'PY'
 import re, sys, statistics as st
 runs = {}
