@@ -9,9 +9,7 @@ import (
 )
 
 func TestFollowAppendAndPartialLine(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f.o.Globs = nil
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f := followIn(t, Options{}, "*.log")
 	f.write("engine.log", 1, 3)
 	w, err := os.OpenFile(f.path("engine.log"), os.O_WRONLY|os.O_APPEND, 0)
 	must(t, err)
@@ -32,8 +30,7 @@ func TestFollowAppendAndPartialLine(t *testing.T) {
 func TestFollowRenameRotation(t *testing.T) {
 	for _, glob := range []string{"engine.log", "engine.log*"} {
 		t.Run(glob, func(t *testing.T) {
-			f := newFollower(t, t.TempDir(), Options{})
-			f = newFollower(t, f.dir, Options{Globs: []string{f.path(glob)}})
+			f := followIn(t, Options{}, glob)
 			f.write("engine.log", 1, 10)
 			f.read(4)
 			// Rotated while behind: the rest of the old file is still read, then the new one.
@@ -56,8 +53,7 @@ func TestFollowRenameRotation(t *testing.T) {
 }
 
 func TestFollowDeleteAndRecreate(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f := followIn(t, Options{}, "*.log")
 	f.write("engine.log", 1, 5)
 	f.drain()
 	must(t, os.Remove(f.path("engine.log")))
@@ -80,8 +76,7 @@ func TestFollowCopyTruncate(t *testing.T) {
 			name = "copy first"
 		}
 		t.Run(name, func(t *testing.T) {
-			f := newFollower(t, t.TempDir(), Options{})
-			f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+			f := followIn(t, Options{}, "engine.log*")
 			f.write("engine.log", 1, 10)
 			f.drain()
 			f.write("engine.log", 11, 20) // not read yet
@@ -103,51 +98,41 @@ func TestFollowCopyTruncate(t *testing.T) {
 	}
 }
 
-// copytruncate creates the copy before it fills it: a scan that finds the copy still empty
-// must not take it for a new file (it would read every line of the copy a second time).
-func TestFollowCopyTruncateEmptyCopySeen(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
-	f.write("engine.log", 1, 10)
-	f.drain()
-	b, err := os.ReadFile(f.path("engine.log"))
-	must(t, err)
-	must(t, os.WriteFile(f.path("engine.log.1"), nil, 0o644)) // created, not yet copied
-	f.src.scan(f.now)
-	must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
-	must(t, os.Truncate(f.path("engine.log"), 0))
-	f.write("engine.log", 11, 20)
-	f.drain()
-	f.exactlyOnce(20)
-}
-
-// A copy seen half written (its first bytes are the original's, fewer than a fingerprint) is
-// parked behind the original like a whole one, and read from the truncation point.
-func TestFollowCopyTruncatePartialCopySeen(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
-	f.write("engine.log", 1, 10)
-	f.drain()
-	f.write("engine.log", 11, 15) // not read yet
-	b, err := os.ReadFile(f.path("engine.log"))
-	must(t, err)
-	must(t, os.WriteFile(f.path("engine.log.1"), b[:25], 0o644)) // two and a half lines copied
-	f.src.scan(f.now)
-	must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
-	must(t, os.Truncate(f.path("engine.log"), 0))
-	f.write("engine.log", 16, 20)
-	f.drain()
-	f.exactlyOnce(20)
-	if st := f.src.Stats(); st.CopiesRead != 1 {
-		t.Errorf("stats %+v, want the copy read once", st)
+// copytruncate creates the copy, then fills it, then truncates the original: a scan that finds
+// the copy empty must not take it for a new file (it would read every line of the copy a
+// second time), and one that finds it half written (fewer bytes than a fingerprint, all the
+// original's) parks it behind the original like a whole one, read from the truncation point.
+func TestFollowCopyTruncateCopySeenUnfinished(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		unread int // lines written after the last read, before the copy
+		copied int // bytes of the copy when the scan sees it
+	}{{"empty", 0, 0}, {"half written", 5, 25}} {
+		t.Run(c.name, func(t *testing.T) {
+			f := followIn(t, Options{}, "engine.log*")
+			f.write("engine.log", 1, 10)
+			f.drain()
+			f.write("engine.log", 11, 10+c.unread)
+			b, err := os.ReadFile(f.path("engine.log"))
+			must(t, err)
+			must(t, os.WriteFile(f.path("engine.log.1"), b[:c.copied], 0o644))
+			f.src.scan(f.now)
+			must(t, os.WriteFile(f.path("engine.log.1"), b, 0o644))
+			must(t, os.Truncate(f.path("engine.log"), 0))
+			f.write("engine.log", 11+c.unread, 20)
+			f.drain()
+			f.exactlyOnce(20)
+			if st := f.src.Stats(); st.CopiesRead != 1 {
+				t.Errorf("stats %+v, want the copy read once", st)
+			}
+		})
 	}
 }
 
 // A file that appears under a truncated original's name while the original is still empty is
 // not a copy of it (an empty file has no start to copy): its lines are read.
 func TestFollowNewFileBesideEmptyOriginal(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f := followIn(t, Options{}, "engine.log*")
 	f.write("engine.log", 1, 10)
 	f.drain()
 	must(t, os.Truncate(f.path("engine.log"), 0)) // truncated in place, no copy
@@ -159,8 +144,7 @@ func TestFollowNewFileBesideEmptyOriginal(t *testing.T) {
 
 // A plain copy (cp without truncation) is the same lines: never read.
 func TestFollowCopyNotRead(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f := followIn(t, Options{}, "engine.log*")
 	f.write("engine.log", 1, 10)
 	f.drain()
 	b, _ := os.ReadFile(f.path("engine.log"))
@@ -188,8 +172,7 @@ func TestStartAtEnd(t *testing.T) {
 
 // Over MaxOpen files, the least recently read are closed and reopened when they grow.
 func TestBoundedOpenFiles(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}, MaxOpen: 3})
+	f := followIn(t, Options{MaxOpen: 3}, "*.log")
 	names := []string{"a.log", "b.log", "c.log", "d.log", "e.log", "f.log", "g.log", "h.log"}
 	n := 0
 	for round := 0; round < 4; round++ {
@@ -210,8 +193,7 @@ func TestBoundedOpenFiles(t *testing.T) {
 
 // A copy of a file closed under the open-files bound is still recognised as a copy.
 func TestCopyOfClosedFile(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log*")}, MaxOpen: 1})
+	f := followIn(t, Options{MaxOpen: 1}, "*.log*")
 	f.write("a.log", 1, 5)
 	f.drain()
 	f.write("b.log", 6, 10) // b is read last: a is closed
@@ -228,8 +210,7 @@ func TestCopyOfClosedFile(t *testing.T) {
 // A deleted file whose last line never got its newline is still closed after the rotation
 // wait, the unfinished line counted.
 func TestDeletedWithUnfinishedLine(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f := followIn(t, Options{}, "*.log")
 	f.write("a.log", 1, 2)
 	w, _ := os.OpenFile(f.path("a.log"), os.O_WRONLY|os.O_APPEND, 0)
 	w.WriteString("line 00")
@@ -246,8 +227,7 @@ func TestDeletedWithUnfinishedLine(t *testing.T) {
 // A rotation seen before the writer created its new file: the new file is found within
 // checkEvery of its creation, not at the next full scan.
 func TestRotationFollowedQuickly(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log")}, Rescan: 10 * time.Second})
+	f := followIn(t, Options{Rescan: 10 * time.Second}, "engine.log")
 	f.write("engine.log", 1, 3)
 	f.read(3)
 	must(t, os.Rename(f.path("engine.log"), f.path("engine.log.1")))

@@ -24,6 +24,16 @@ type follower struct {
 	units []string
 }
 
+// followIn is a follower of globs (relative to a new temporary directory) with o.
+func followIn(t *testing.T, o Options, globs ...string) *follower {
+	t.Helper()
+	dir := t.TempDir()
+	for _, g := range globs {
+		o.Globs = append(o.Globs, filepath.Join(dir, g))
+	}
+	return newFollower(t, dir, o)
+}
+
 func newFollower(t *testing.T, dir string, o Options) *follower {
 	t.Helper()
 	f := &follower{t: t, dir: dir, now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}

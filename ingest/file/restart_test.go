@@ -14,8 +14,7 @@ import (
 // A restart resumes every file after the last line marked and flushed; lines marked but not
 // flushed are read again only if the flush did not happen (a crash re-reads, never skips).
 func TestRestartResumes(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f := followIn(t, Options{}, "*.log")
 	f.write("a.log", 1, 10)
 	f.read(6)
 	f = f.restart(true)
@@ -27,8 +26,7 @@ func TestRestartResumes(t *testing.T) {
 // Rotated and truncated while specwatch was down: the renamed file resumes by its inode, the
 // new one starts at 0, and a copytruncate copy resumes where the original was.
 func TestRestartAfterRotationWhileDown(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("r.log*"), f.path("c.log*")}})
+	f := followIn(t, Options{}, "r.log*", "c.log*")
 	f.write("r.log", 1, 10)
 	f.write("c.log", 101, 110)
 	f.read(10)
@@ -165,8 +163,7 @@ func TestRestartInsidePartialLine(t *testing.T) {
 // file's old position is saved as an orphan, so after the restart the copy resumes there
 // instead of from its start (seen as 891 lines applied twice in TestFilesExactlyOnce).
 func TestRestartBetweenTruncationAndCopy(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f := followIn(t, Options{}, "engine.log*")
 	f.write("engine.log", 1, 10)
 	f.read(10)
 	f.write("engine.log", 11, 20) // not read before the rotation
@@ -189,8 +186,7 @@ func TestRestartBetweenTruncationAndCopy(t *testing.T) {
 // Truncated while specwatch was down and still empty when it restarts: the copy resumes at the
 // original's position (an empty original is no start for a copy to be parked behind).
 func TestRestartTruncatedOriginalStillEmpty(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("c.log*")}})
+	f := followIn(t, Options{}, "c.log*")
 	f.write("c.log", 1, 10)
 	f.read(10)
 	must(t, f.store.Flush())

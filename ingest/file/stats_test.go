@@ -13,8 +13,7 @@ import (
 // byte written once, whatever the rotations), the lag behind the files' ends, the rotations
 // by kind, the files followed and open, and failed position saves.
 func TestStatsCounters(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}})
+	f := followIn(t, Options{}, "*.log")
 	written := int64(0)
 	write := func(name string, from, to int) {
 		f.write(name, from, to)
@@ -91,8 +90,7 @@ func TestStatsCounters(t *testing.T) {
 // TestStatsRenameInsideGlobs: a file renamed to another name the globs match (engine.log to
 // engine.log.1 under engine.log*) is one rotation, and its later moves are none.
 func TestStatsRenameInsideGlobs(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("engine.log*")}})
+	f := followIn(t, Options{}, "engine.log*")
 	f.write("engine.log", 1, 3)
 	f.drain()
 	for range 3 {
@@ -111,8 +109,7 @@ func TestStatsRenameInsideGlobs(t *testing.T) {
 // TestStatsLineOverBound: a line longer than MaxLineBytes is dropped and counted even when it
 // arrives whole in the first read (the read buffer starts at 64 KiB, above a small bound).
 func TestStatsLineOverBound(t *testing.T) {
-	f := newFollower(t, t.TempDir(), Options{})
-	f = newFollower(t, f.dir, Options{Globs: []string{f.path("*.log")}, MaxLineBytes: 32})
+	f := followIn(t, Options{MaxLineBytes: 32}, "*.log")
 	f.write("engine.log", 1, 1)
 	w, err := os.OpenFile(f.path("engine.log"), os.O_WRONLY|os.O_APPEND, 0)
 	must(t, err)

@@ -41,7 +41,7 @@ type Daemon struct {
 	up   atomic.Bool // serving: between ready and a signal (a storm's failures outside are expected)
 }
 
-// NewDaemon supervises bin (`run --listen addr --state-dir stateDir --log-format json args…`)
+// NewDaemon supervises bin (`run --web.listen-address addr --state.directory stateDir --log.format json args…`)
 // logging to logPath; the process is killed at cleanup. Start runs the first incarnation.
 func NewDaemon(t testing.TB, bin, addr, stateDir, logPath string, args ...string) *Daemon {
 	d := &Daemon{t: t, bin: bin, listen: addr, addr: addr, stateDir: stateDir, logPath: logPath, args: args}
@@ -70,7 +70,8 @@ func (d *Daemon) Start() {
 	d.cmd, d.done, d.pid = cmd, done, cmd.Process.Pid
 	d.mu.Unlock()
 	deadline := time.Now().Add(120 * time.Second)
-	for !d.ready(logStart) {
+	addr := ""
+	for !d.ready(logStart, &addr) {
 		select {
 		case <-done:
 			d.t.Fatalf("specwatch exited at start: %s\n%s", cmd.ProcessState, Tail(d.logPath, 4000))
@@ -86,16 +87,20 @@ func (d *Daemon) Start() {
 
 // ready: this incarnation logged that it serves (so the address is its own: with other test
 // processes on the machine, a port freed by a kill can be taken by another daemon, which
-// would answer /-/ready and /metrics in its place), and it answers /-/ready there.
-func (d *Daemon) ready(logStart int64) bool {
-	addr, ok := servingAddress(d.logPath, logStart)
-	if !ok {
-		return false
+// would answer /-/ready and /metrics in its place), and it answers /-/ready there. *addr is
+// that address once found, so that the log is read only until then.
+func (d *Daemon) ready(logStart int64, addr *string) bool {
+	if *addr == "" {
+		a, ok := servingAddress(d.logPath, logStart)
+		if !ok {
+			return false
+		}
+		*addr = a
+		d.mu.Lock()
+		d.addr = a
+		d.mu.Unlock()
 	}
-	d.mu.Lock()
-	d.addr = addr
-	d.mu.Unlock()
-	return readyAt(addr)
+	return readyAt(*addr)
 }
 
 // readyAt: the server at addr answers /-/ready with 200.
