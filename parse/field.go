@@ -30,6 +30,7 @@ const (
 	Retracted                   // retracted requests
 	BlockSize                   // drafter block size (start-up)
 	TreeBudget                  // DDTree tree budget (start-up)
+	Steps                       // verify steps the sample covers (a llama.cpp request)
 	numFields
 )
 
@@ -38,6 +39,7 @@ var fieldNames = [numFields]string{
 	"accepted_depth", "accepted_drafts", "accepted", "drafted", "emitted", "spec_tokens",
 	"accepted_tps", "drafted_tps", "gen_tps", "prompt_tps", "step_seconds", "graph",
 	"cached_tokens", "new_tokens", "new_seqs", "retracted", "block_size", "tree_budget",
+	"steps",
 }
 
 func (f Field) String() string {

@@ -80,9 +80,15 @@ const (
 	EventTotals
 	EventSummary // one line of a run's closing summary (llama.cpp examples/speculative)
 	EventRestart // the engine's counters went back: it restarted (ingest/scrape)
+	// EventRequest is one finished llama.cpp request, joined from its print_timing lines: a
+	// decode sample whose step time, commit length and context hold for the whole request.
+	EventRequest
+	// EventPart is a line that only contributes to a join (a request's eval time, its
+	// acceptance): matched, but the model has nothing to do with it on its own.
+	EventPart
 )
 
-var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart"}
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart", "request", "part"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
