@@ -1,0 +1,184 @@
+//go:build linux
+
+package llamacpp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/model"
+)
+
+func mainRun(m *testing.M) int { return testharness.Main(m) }
+
+// analyze runs `specwatch analyze --format json` and decodes its report.
+func analyze(t *testing.T, args ...string) model.Report {
+	t.Helper()
+	bin := testharness.BuildSpecwatch(t)
+	r := testharness.RunCmd(t, 2*time.Minute, "", nil, bin, append([]string{"analyze", "--format", "json"}, args...)...)
+	if r.Err != nil || r.Code != 0 {
+		t.Fatalf("analyze %v: exit %d %v\n%s", args, r.Code, r.Err, tail(r.Output(), 3000))
+	}
+	var rep model.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("analyze %v: %v\n%s", args, err, tail(r.Stdout, 2000))
+	}
+	return rep
+}
+
+// engineSeries returns the report's one llama.cpp series, failing unless there is exactly one.
+func engineSeries(t *testing.T, rep model.Report, what string) model.SeriesReport {
+	t.Helper()
+	var found []model.SeriesReport
+	for _, s := range rep.Series {
+		if s.Labels.Engine == "llamacpp" {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%s: %d llama.cpp series, want 1: %+v", what, len(found), labelsOf(rep))
+	}
+	return found[0]
+}
+
+func labelsOf(rep model.Report) []string {
+	var out []string
+	for _, s := range rep.Series {
+		out = append(out, fmt.Sprintf("%+v (%d samples, sources %+v)", s.Labels, s.Samples, s.Sources))
+	}
+	return out
+}
+
+func (c *Capture) runs() []*Run {
+	return append([]*Run{c.Draft, c.Ngram, c.JSONL}, c.Fix...)
+}
+
+// TestEngineLinesNotMalformed: every line the engine printed, in every mode (draft -lv 3,
+// n-gram -lv 4, broken and good drafts with 20 positions at -lv 4, --log-jsonl), and the
+// journal that carried them, parse: none is malformed.
+func TestEngineLinesNotMalformed(t *testing.T) {
+	c := capture(t)
+	t.Logf("engine: llama-server %s", c.Env.Version)
+	for _, r := range c.runs() {
+		rep := analyze(t, r.Log)
+		t.Logf("%s: %d lines, %d samples, %d ignored, %d malformed", r.Name, rep.Input.Lines, rep.Input.Samples, rep.Input.Ignored, rep.Input.Malformed)
+		if rep.Input.Malformed != 0 || rep.Input.Samples == 0 {
+			t.Errorf("%s (%s): %d malformed lines, %d samples; want 0 and some", r.Name, r.Log, rep.Input.Malformed, rep.Input.Samples)
+		}
+	}
+	rep := analyze(t, "--journal.directory", c.JournalDir, "--journal.unit", unit)
+	if rep.Input.Malformed != 0 {
+		t.Errorf("journal: %d malformed", rep.Input.Malformed)
+	}
+}
+
+// TestTimeAxis: the engine stamps lines with the time since it started; no sample of its raw
+// log may be stamped before the engine started (nor in 1970), and --since works on it.
+func TestTimeAxis(t *testing.T) {
+	c := capture(t)
+	for _, r := range c.runs() {
+		rep := analyze(t, r.Log)
+		s := engineSeries(t, rep, r.Name)
+		// The raw log is anchored at the file's modification time (its last line): the first
+		// sample must fall after the engine's start and the last no later than the file's end.
+		if s.First.Before(r.Started.Add(-time.Second)) || s.Last.After(time.Now()) {
+			t.Errorf("%s: samples from %v to %v; the engine ran from %v", r.Name, s.First, s.Last, r.Started)
+		}
+		since := r.Started.Add(-time.Minute).UTC().Format(time.RFC3339)
+		if rep2 := analyze(t, "--since", since, r.Log); rep2.Input.Samples != rep.Input.Samples {
+			t.Errorf("%s: --since %s kept %d of %d samples", r.Name, since, rep2.Input.Samples, rep.Input.Samples)
+		}
+	}
+}
+
+// TestBrokenDraftAndFix: one journal unit carries a good draft, a broken one (accepts nothing)
+// and the good one again. commit_len_stuck rises within 3 broken requests and ends once the
+// good draft is back; nothing reports a format change.
+func TestBrokenDraftAndFix(t *testing.T) {
+	c := capture(t)
+	rep := analyze(t, "--journal.directory", c.JournalDir, "--journal.unit", unit)
+	s := engineSeries(t, rep, "journal")
+	broken, fixed := c.Fix[1], c.Fix[2]
+	var stuck []model.AnomalyJSON
+	for _, a := range s.Anomalies {
+		switch a.Kind {
+		case "commit_len_stuck":
+			stuck = append(stuck, a)
+		case "format_drift":
+			t.Errorf("format_drift on the engine's own lines: %+v", a)
+		}
+	}
+	if len(stuck) != 1 {
+		t.Fatalf("commit_len_stuck %d times, want once: %+v", len(stuck), s.Anomalies)
+	}
+	a := stuck[0]
+	if third := broken.Truth[2].End; a.Start.Before(broken.Truth[0].Start) || a.Start.After(third.Add(time.Second)) {
+		t.Errorf("commit_len_stuck started %v; the broken draft's requests ran %v to %v (third done %v)",
+			a.Start, broken.Truth[0].Start, broken.Truth[len(broken.Truth)-1].End, third)
+	}
+	if a.End == nil || a.End.After(fixed.Truth[2].End.Add(time.Second)) {
+		t.Errorf("commit_len_stuck ended %v; the good draft was back from %v", a.End, fixed.Truth[0].Start)
+	}
+	t.Logf("commit_len_stuck %v → %v: %s; verdict %s", a.Start, a.End, a.Detail, s.Verdict)
+	for _, r := range []*Run{c.Draft, c.Ngram, c.JSONL} {
+		if s := engineSeries(t, analyze(t, r.Log), r.Name); len(s.Anomalies) != 0 {
+			t.Errorf("%s, a healthy run: anomalies %+v", r.Name, s.Anomalies)
+		}
+	}
+}
+
+// TestStepModel: from the draft run's log alone, specwatch fits step = a + b·context within
+// 15 % of the engine's truth fitted on the requests that ran alone, and predicts tok/s within
+// 10 % of measured.
+func TestStepModel(t *testing.T) {
+	c := capture(t)
+	for _, r := range c.runs() {
+		if len(r.Truth) < 10 {
+			continue
+		}
+		s := engineSeries(t, analyze(t, r.Log), r.Name)
+		fit, n := FitAlone(r.Truth)
+		if s.StepModel == nil {
+			t.Errorf("%s: no step model from %d requests", r.Name, len(r.Truth))
+			continue
+		}
+		a, b := s.StepModel.FixedMS, s.StepModel.MSPer1kToken/1000
+		t.Logf("%s: truth a=%.2f ms b=%.4f ms/token (%d requests alone); specwatch a=%.2f b=%.4f (n=%d, R² %.3f)",
+			r.Name, fit.A, fit.B, n, a, b, s.StepModel.N, s.StepModel.R2)
+		if relErr(a, fit.A) > 0.15 || relErr(b, fit.B) > 0.15 {
+			t.Errorf("%s: step model a=%.2f ms, b=%.4f ms/token; truth a=%.2f, b=%.4f (want within 15 %%)", r.Name, a, b, fit.A, fit.B)
+		}
+		if s.TPS == nil || relErr(s.TPS.PredictedMean, s.TPS.MeasuredMean) > 0.10 {
+			t.Errorf("%s: tok/s %+v: predicted not within 10 %% of measured", r.Name, s.TPS)
+		}
+	}
+}
+
+// TestPerPosition: the per-position acceptance specwatch reports agrees within 0.01 with the
+// engine's own per-position counters (accepted at position i ÷ drafts).
+func TestPerPosition(t *testing.T) {
+	c := capture(t)
+	for _, r := range []*Run{c.Ngram, c.Fix[0], c.Fix[2]} {
+		s := engineSeries(t, analyze(t, r.Log), r.Name)
+		drafts := r.After["llamacpp:spec_decode_num_drafts_total"] - r.Before["llamacpp:spec_decode_num_drafts_total"]
+		if s.PerPosition == nil || drafts == 0 {
+			t.Errorf("%s: per-position %+v, %v drafts", r.Name, s.PerPosition, drafts)
+			continue
+		}
+		var diffs []string
+		for i, got := range s.PerPosition.Acceptance {
+			k := fmt.Sprintf(`llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="%d"}`, i)
+			want := (r.After[k] - r.Before[k]) / drafts
+			if d := got - want; d > 0.01 || d < -0.01 {
+				diffs = append(diffs, fmt.Sprintf("pos %d: %.3f, engine %.3f", i, got, want))
+			}
+		}
+		if len(diffs) > 0 {
+			t.Errorf("%s: per-position off by more than 0.01: %s", r.Name, strings.Join(diffs, "; "))
+		}
+	}
+}
