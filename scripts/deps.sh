@@ -17,5 +17,10 @@ if [ "${1:-test}" = test ]; then
 	# tests fail without them under SPECWATCH_REQUIRE_JOURNALD=1, as scripts/test.sh runs them
 	scripts/systemd-testdata.sh >/dev/null ||
 		echo "WARNING: systemd's test journals (Debian 13's systemd-tests) could not be fetched: the differential tests will say so" >&2
+	# the real engine, llama.cpp's llama-server, and the models test/llamacpp runs it with (cached)
+	if [ "$(id -u)" -eq 0 ]; then
+		scripts/llamacpp-engine.sh >/dev/null ||
+			echo "WARNING: the llama.cpp engine could not be prepared (scripts/llamacpp-engine.sh): test/llamacpp will say so" >&2
+	fi
 fi
 go mod download

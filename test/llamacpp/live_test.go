@@ -13,52 +13,58 @@ import (
 	"github.com/specwatch/specwatch/model"
 )
 
-// live is a `specwatch run` following the draft scenario as an operator would run it: the
-// engine's journal unit, its /metrics, and the file its output is redirected to.
+// live is two `specwatch run`s following the draft scenario as operators would: one reads
+// the engine's journal unit and scrapes its /metrics, the other follows the file its output is
+// redirected to.
 type live struct {
-	d          *testharness.Daemon
-	engineAddr string
+	journal, file *testharness.Daemon
+	engineAddr    string
 }
 
-// LiveResult is what the daemon served once the draft scenario's engine had stopped.
+// LiveResult is what the daemons served once the draft scenario's engine had stopped.
 type LiveResult struct {
-	Report  model.Report
-	Metrics string
-	Log     string // the daemon's own log
+	Journal, File model.Report
+	Metrics       string // the journal daemon's /metrics
 }
 
 func startLive(t *testing.T, c *Capture) *live {
 	l := &live{engineAddr: testharness.FreeAddr(t)}
 	bin := testharness.BuildSpecwatch(t)
-	logPath := filepath.Join(c.Dir, "specwatch-run.log")
-	l.d = testharness.NewDaemon(t, bin, "127.0.0.1:0", t.TempDir(), logPath,
+	l.journal = testharness.NewDaemon(t, bin, "127.0.0.1:0", t.TempDir(), filepath.Join(c.Dir, "specwatch-journal.log"),
 		"--journal.directory", c.Journal.Dir(), "--journal.unit", unit,
-		"--scrape.url", "http://"+l.engineAddr+"/metrics",
+		"--scrape.url", "http://"+l.engineAddr+"/metrics")
+	l.file = testharness.NewDaemon(t, bin, "127.0.0.1:0", t.TempDir(), filepath.Join(c.Dir, "specwatch-file.log"),
 		"--file", filepath.Join(c.Dir, "draft.log"))
-	l.d.Start()
+	l.journal.Start()
+	l.file.Start()
 	return l
 }
 
-// finish waits until the daemon has read everything (two reports a scrape period apart agree)
-// and records what it serves.
+// finish waits until the daemons have read everything (two reports a scrape period apart
+// agree) and records what they serve.
 func (l *live) finish(t *testing.T, c *Capture) *LiveResult {
 	t.Helper()
 	c.Journal.Sync()
+	res := &LiveResult{Journal: settled(t, l.journal), File: settled(t, l.file)}
+	m, err := l.journal.Metrics()
+	if err != nil {
+		t.Fatalf("the daemon's /metrics: %v", err)
+	}
+	res.Metrics = m
+	return res
+}
+
+func settled(t *testing.T, d *testharness.Daemon) model.Report {
 	var prev, cur model.Report
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		time.Sleep(6 * time.Second) // longer than the 5 s scrape period
-		cur = liveReport(t, l.d.Addr())
+		cur = liveReport(t, d.Addr())
 		if sameCounts(prev, cur) || time.Now().After(deadline) {
-			break
+			return cur
 		}
 		prev = cur
 	}
-	m, err := l.d.Metrics()
-	if err != nil {
-		t.Fatalf("the daemon's /metrics: %v", err)
-	}
-	return &LiveResult{Report: cur, Metrics: m, Log: filepath.Join(c.Dir, "specwatch-run.log")}
 }
 
 func liveReport(t *testing.T, addr string) model.Report {
@@ -85,4 +91,36 @@ func sameCounts(a, b model.Report) bool {
 		}
 	}
 	return true
+}
+
+// TestLive: a live `run` on the engine's journal plus its /metrics makes one series of the
+// two, whose tok/s is within 10 % of the engine's truth; one on the redirected file stamps its
+// lines with their arrival (never 1970) and agrees too.
+func TestLive(t *testing.T) {
+	c := capture(t)
+	r := c.Draft
+	var tokens, secs, perReq float64
+	for _, x := range r.Truth {
+		tokens, secs, perReq = tokens+float64(x.G), secs+x.EvalMs/1000, perReq+x.TPS()
+	}
+	perReq /= float64(len(r.Truth))
+	t.Logf("truth: %d requests, %.1f tok/s per request (mean), %.1f pooled (Σ tokens ÷ Σ decode seconds)",
+		len(r.Truth), perReq, tokens/secs)
+	for _, x := range []struct {
+		what string
+		rep  model.Report
+	}{{"journal + /metrics", c.Live.Journal}, {"file", c.Live.File}} {
+		s := engineSeries(t, x.rep, x.what)
+		t.Logf("%s: %+v, %d samples %v → %v, tok/s %+v, sources %+v", x.what, s.Labels, s.Samples, s.First, s.Last, s.TPS, s.Sources)
+		if s.First.Before(r.Started.Add(-time.Second)) {
+			t.Errorf("%s: first sample %v, before the engine started (%v)", x.what, s.First, r.Started)
+		}
+		if s.TPS == nil || relErr(s.TPS.MeasuredMean, perReq) > 0.10 {
+			t.Errorf("%s: tok/s %+v, truth %.1f per request: want within 10 %%", x.what, s.TPS, perReq)
+		}
+	}
+	s := engineSeries(t, c.Live.Journal, "journal + /metrics")
+	if s.Sources == nil || len(s.Sources.Inputs) != 2 {
+		t.Errorf("journal + /metrics: sources %+v, want the logs and the metrics in one series", s.Sources)
+	}
 }
