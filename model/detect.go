@@ -10,10 +10,18 @@ import (
 
 var sprintf = fmt.Sprintf
 
+// stuckTest says whether a commit length is evidence about the drafter, and how to word the
+// episode: the requests running, and whether the samples are requests (llama.cpp) or intervals.
+type stuckTest struct {
+	judge    bool
+	running  float64
+	requests bool
+}
+
 // stuckCheck is exact-count logic: a commit length of 1.00 (within the engines' rounding) for
 // StuckSamples consecutive decode samples with requests running means the drafter contributes
 // nothing. No statistics: 1.00 is the floor, and healthy drafters never sit on it.
-func (se *Series) stuckCheck(t int64, stuck bool, c float64) {
+func (se *Series) stuckCheck(t int64, stuck bool, c float64, st stuckTest) {
 	se.stuck.observe(stuck)
 	o := se.opts
 	switch {
@@ -22,7 +30,11 @@ func (se *Series) stuckCheck(t int64, stuck bool, c float64) {
 		depth, hasDepth := se.cur.depth, se.cur.has&curDepth != 0
 		se.raise(CommitLenStuck, t, func() string {
 			d := sprintf("commit length %.2f for %d consecutive samples with requests running (%.0f): the drafter contributes nothing",
-				c, n, se.cur.running)
+				c, n, st.running)
+			if st.requests {
+				d = sprintf("commit length %.2f for %d consecutive requests (%.0f running): the drafter contributes nothing",
+					c, n, st.running)
+			}
 			if hasDepth && depth > 0.25 {
 				d += sprintf(" (yet accepted depth says %.2f: check the metrics too)", depth)
 			}

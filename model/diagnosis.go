@@ -44,10 +44,13 @@ func (se *Series) report() SeriesReport {
 			P10:  round(se.commitQ.Quantile(0.10), 3),
 			P50:  round(se.commitQ.Quantile(0.50), 3),
 			P90:  round(se.commitQ.Quantile(0.90), 3),
-			Last: se.cur.commit,
+			Last: round(se.cur.commit, 3),
+		}
+		if se.pooledSteps > 0 {
+			r.CommitLen.PooledMean = round(se.pooledTok/se.pooledSteps, 3)
 		}
 	}
-	if se.fit.N() >= fitWarmup {
+	if se.fit.N() >= se.warmup() {
 		a, b := se.fit.Coef()
 		m := &StepModel{FixedMS: round(a*1000, 3), R2: round(se.fit.R2(), 4), N: se.fit.N()}
 		if ra, rb, ok := se.ref.Fit(); ok {
@@ -67,9 +70,10 @@ func (se *Series) report() SeriesReport {
 		r.StepModel = m
 	}
 	if se.tps.n > 0 {
-		t := &TPSStats{MeasuredMean: round(se.tps.measured/float64(se.tps.n), 2)}
-		if se.tps.np > 0 {
-			t.PredictedMean = round(se.tps.pred/float64(se.tps.np), 2)
+		m, p, ok := se.tps.means()
+		t := &TPSStats{MeasuredMean: round(m, 2)}
+		if ok {
+			t.PredictedMean = round(p, 2)
 			t.MAPE = round(se.tps.ape/float64(se.tps.np), 4)
 		}
 		r.TPS = t
@@ -88,7 +92,7 @@ func (se *Series) report() SeriesReport {
 
 // attribution explains the latest full window against the best one with the current fit.
 func (se *Series) attribution() (Attribution, bool) {
-	if !se.win.Full() || se.fit.N() < fitWarmup {
+	if !se.win.Full() || se.fit.N() < se.warmup() {
 		return Attribution{}, false
 	}
 	a, b := se.fit.Coef()
@@ -156,7 +160,7 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 		b.WriteString(se.rs.note + " ")
 	}
 	if !ok {
-		if se.fit.N() < fitWarmup {
+		if se.fit.N() < se.warmup() {
 			b.WriteString(se.noFitReason())
 		} else {
 			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))

@@ -34,7 +34,7 @@ const rangeMargin = 1.1
 // outside the context range the snapshot learned are not tested: its prediction there is an
 // extrapolation, and a long prompt after a morning of short ones is not a regression.
 func (se *Series) observeRegression(p *point) {
-	if se.snap.N() < fitWarmup {
+	if se.snap.N() < se.warmup() {
 		se.snapshot()
 		return
 	}

@@ -27,17 +27,6 @@ func feedSnapshot(t *testing.T, lines ...string) SeriesSnapshot {
 	return snap[0]
 }
 
-// llama.cpp's cumulative statistics line is counted but does not move the acceptance figures:
-// the per-request line before it does.
-func TestTotalsDoNotMoveAcceptance(t *testing.T) {
-	got := feedSnapshot(t,
-		"slot print_timing: id  0 | task 6 | draft acceptance = 0.75430 (  307 accepted /   407 generated), mean len =  2.50",
-		"statistics        draft-mtp: #calls(b,g,a) =    2    206    206, #gen drafts =    206, #acc drafts =   173, #gen tokens =    411, #acc tokens =   311, #mean acc len = 2.51, #acc rate/pos = (0.840, 0.670)")
-	if !got.HasCommit || got.Commit != 2.5 || got.Samples[parse.KindSpec] != 2 {
-		t.Fatalf("commit %v (has %v), spec samples %d: want 2.50 from the per-request line, 2 samples", got.Commit, got.HasCommit, got.Samples[parse.KindSpec])
-	}
-}
-
 // vLLM v0.7.0's engine line has no KV usage: the series has no context, rather than 0 %.
 func TestVLLMEngineWithoutKV(t *testing.T) {
 	got := feedSnapshot(t,

@@ -133,5 +133,5 @@ func (se *Series) DecodeInterval() (int, bool) {
 // noFitReason says why a series has no step model yet, with the numbers.
 func (se *Series) noFitReason() string {
 	n, _ := se.DecodeInterval()
-	return se.learn.skipped.Explain(se.fit.N(), fitWarmup, se.points, n)
+	return se.learn.skipped.Explain(se.fit.N(), se.warmup(), se.points, n)
 }

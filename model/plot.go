@@ -26,7 +26,7 @@ func (se *Series) plot() SeriesPlot {
 	if se.kvContext {
 		p.ContextUnit = "kv_percent"
 	}
-	if se.fit.N() >= fitWarmup {
+	if se.fit.N() >= se.warmup() {
 		p.FitA, p.FitB = se.fit.Coef()
 		p.FitOK = true
 	}

@@ -7,47 +7,43 @@ import (
 
 // perPosition feeds a sample's per-position list, if it has one and its source holds the
 // figure (the counters', once they have spoken: fusion.go). Samples are weighted by their
-// drafted tokens.
+// drafts: llama.cpp's counted (DraftSize), the others' in proportion, by drafted tokens.
+// llama.cpp's statistics lines serve only a series whose requests state no list.
 func (se *Series) perPosition(s *parse.Sample) {
-	if s.NPos == 0 {
+	stats := llamaStatistics(s)
+	if s.NPos == 0 || stats && se.posReq {
 		return
 	}
 	ok, moved := se.fus.PerPosition.Take(s.Source, parse.SourceMetrics)
 	if !ok {
 		return
 	}
-	if moved {
-		se.pos = position.Acc{} // the counters' figures replace the logs' averages
+	req := s.Event == parse.EventRequest
+	if moved || req && !se.posReq {
+		se.pos = position.Acc{} // the counters' figures replace the logs', requests' the statistics'
 	}
+	se.posReq = se.posReq || req
+	v := s.PerPos[:s.NPos]
+	if s.Event == parse.EventTotals {
+		se.pos.Set(s.Time, v) // cumulative: the latest is the whole history
+		return
+	}
+	d, hasD := s.Get(parse.Drafted)
 	w := 1.0
-	if d, ok := s.Get(parse.Drafted); ok {
-		if d <= 0 {
-			return // no draft in the interval: nothing was measured
-		}
+	switch {
+	case s.Engine == parse.EngineLlamaCpp && s.Source == parse.SourceLog:
+		w = se.drafts.Drafts(v, s.Value(parse.Accepted), d, s.Value(parse.Steps))
+	case hasD:
 		w = d
 	}
-	se.pos.Add(s.Time, w, s.PerPos[:s.NPos], float64(se.opts.LongHalfLife))
+	if w <= 0 {
+		return // no draft in the interval: nothing was measured
+	}
+	se.pos.Add(s.Time, w, v, float64(se.opts.LongHalfLife))
 }
 
-// PerPosition is acceptance per draft position: Acceptance[i] is the share of verify steps
-// whose draft token at position i+1 was accepted, Conditional[i] the same given that position
-// i was (Acceptance[i] / Acceptance[i-1]). Advice is set when positions at the end cost more
-// than they add (docs/report.md).
-type PerPosition struct {
-	Acceptance  []float64       `json:"acceptance"`
-	Conditional []float64       `json:"conditional"`
-	Samples     int64           `json:"samples"`
-	Advice      *PositionAdvice `json:"advice,omitempty"`
-}
-
-// PositionAdvice says a shorter draft would commit nearly the same tokens for less work.
-type PositionAdvice struct {
-	Configured         int     `json:"configured"`
-	Suggested          int     `json:"suggested"`
-	CommitLen          float64 `json:"commit_len"`
-	SuggestedCommitLen float64 `json:"suggested_commit_len"`
-	Detail             string  `json:"detail"`
-}
+// The accumulator holds every position the parser reads.
+var _ [position.Max - parse.MaxPerPosition]struct{}
 
 // minPositionSamples: advice needs this many samples of one configuration.
 const minPositionSamples = 5
@@ -59,16 +55,8 @@ func (se *Series) positionReport(r *SeriesReport) {
 		return
 	}
 	pp := &PerPosition{Samples: se.pos.Samples()}
-	for i, x := range a {
-		pp.Acceptance = append(pp.Acceptance, round(x, 4))
-		c := x
-		if i > 0 {
-			c = 0
-			if a[i-1] > 0 {
-				c = x / a[i-1]
-			}
-		}
-		pp.Conditional = append(pp.Conditional, round(c, 4))
+	for i, c := range position.Conditional(a) {
+		pp.Acceptance, pp.Conditional = append(pp.Acceptance, round(a[i], 4)), append(pp.Conditional, round(c, 4))
 	}
 	if ad, ok := position.Advise(a, se.opts.PositionCost, draftOption(se.labels.Engine)); ok && pp.Samples >= minPositionSamples {
 		pp.Advice = &PositionAdvice{Configured: ad.Configured, Suggested: ad.Suggested, CommitLen: round(ad.Commit, 3),

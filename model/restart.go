@@ -24,7 +24,7 @@ func (se *Series) restarted(t int64) {
 		return
 	}
 	b := restart.Before{At: t}
-	if se.fit.N() >= fitWarmup {
+	if se.fit.N() >= se.warmup() {
 		b.A, b.B = se.fit.Coef()
 		b.Lo, b.Hi, b.HasStep = se.lo, se.hi, true
 	}

@@ -34,6 +34,10 @@ type Series struct {
 	pointSrc    uint8 // which lines drive the fit: the first kind, or a logged step (learn.go)
 	commitQ     estimate.Quantiles
 	short, long estimate.EWMA
+	// pooledTok / pooledSteps is commit length per verify step over the samples that state
+	// their steps (llama.cpp requests), beside commitQ's mean per sample.
+	pooledTok, pooledSteps float64
+	perRequest             bool // fed per-request samples (request.go)
 
 	fit estimate.RLS
 	ref estimate.TheilSen
@@ -71,7 +75,9 @@ type Series struct {
 
 	fus      fusion.Choice // which source gives which figure (fusion.go)
 	pos      position.Acc  // acceptance per draft position (position.go)
-	events   []EventJSON   // restarts seen by the scrape source
+	posReq   bool          // pos holds per-request lists, which statistics lines never replace
+	drafts   position.DraftSize
+	events   []EventJSON // restarts seen by the scrape source
 	restarts int64
 	expiry   expiry // set by Tick (expire.go)
 }
@@ -102,6 +108,7 @@ type point struct {
 	step                      float64
 	hasCtx, hasCommit         bool
 	idle                      bool
+	shared                    bool // a request that ran beside others: out of the fit (request.go)
 }
 
 func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
@@ -130,9 +137,11 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 
 // observe applies one matched, resolved sample.
 func (se *Series) observe(s *parse.Sample) {
-	se.samples++
-	if int(s.Kind) < numSampleKinds {
-		se.kindCount[s.Kind]++
+	if s.Event != parse.EventPart { // a line of a join: the engine spoke, but nothing to model
+		se.samples++
+		if int(s.Kind) < numSampleKinds {
+			se.kindCount[s.Kind]++
+		}
 	}
 	// 0 is "no time known" (a stamp-less line before any other); any other time counts,
 	// before 1970 too (a zero first and a max starting at 0 kept pre-1970 logs from moving last).
@@ -146,18 +155,25 @@ func (se *Series) observe(s *parse.Sample) {
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
+	if s.Event == parse.EventPart {
+		return
+	}
 	se.fus.See(s.Source)
 	se.perPosition(s)
 	switch s.Kind {
 	case parse.KindDecode:
+		if s.Event == parse.EventRequest {
+			se.request(s)
+			return
+		}
 		if s.Engine == parse.EngineVLLM {
 			se.vllmEngine(s)
 			return
 		}
 		se.decode(s)
 	case parse.KindSpec:
-		if s.Event == parse.EventTotals {
-			return // cumulative since the engine started: right, but not the current acceptance
+		if s.Event == parse.EventTotals || llamaStatistics(s) {
+			return // cumulative, or per drafting step: not the current commit length
 		}
 		se.spec(s)
 	case parse.KindEvent:
@@ -193,7 +209,11 @@ func (se *Series) decode(s *parse.Sample) {
 	se.checkConsistency(s, commit, hasCommit)
 	accepts := (hasCommit || s.Has(parse.AcceptRate)) && se.takeCommit(s)
 	if hasCommit && accepts {
-		se.commitSample(src, s.Time, commit, running, hasRunning)
+		st := stuckTest{judge: !hasRunning || running > 0, running: running}
+		if !hasRunning {
+			st.running = se.cur.running // the latest decode point's
+		}
+		se.commitSample(src, s.Time, commit, st)
 	}
 	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
@@ -223,22 +243,24 @@ func (se *Series) decode(s *parse.Sample) {
 	se.decodePoint(&p, s, hasStep, hasTPS, step, tps)
 }
 
-// commitSample feeds acceptance statistics and the stuck-drafter check from one source.
-func (se *Series) commitSample(src uint8, t int64, c, running float64, hasRunning bool) {
+// commitSample feeds acceptance statistics and the stuck-drafter check from one source, and
+// reports whether src is that source.
+func (se *Series) commitSample(src uint8, t int64, c float64, st stuckTest) bool {
 	if se.commitSrc == srcNone {
 		se.commitSrc = src
 	}
 	if src != se.commitSrc {
-		return
+		return false
 	}
 	se.cur.commit, se.cur.has = c, se.cur.has|curCommit
 	se.commitQ.Add(c)
 	se.short.Update(t, c)
 	se.long.Update(t, c)
-	if !hasRunning || running > 0 {
-		se.stuckCheck(t, c <= 1.005, c)
+	if st.judge {
+		se.stuckCheck(t, c <= 1.005, c, st)
 	}
 	se.acceptance(t, c)
+	return true
 }
 
 // apply feeds one derived decode point to the fit, the throughput statistics, attribution
@@ -251,7 +273,7 @@ func (se *Series) apply(p *point) {
 		se.cur.ctx, se.cur.has = p.ctx, se.cur.has|curCtx
 	}
 	pred := math.NaN()
-	if p.hasCtx && se.fit.N() >= fitWarmup {
+	if p.hasCtx && !p.shared && se.fit.N() >= se.warmup() {
 		pred = se.fit.Predict(p.ctx)
 	}
 	se.hist.add(p, pred)
@@ -259,18 +281,25 @@ func (se *Series) apply(p *point) {
 	if p.idle || !p.hasCtx || p.step <= 0 {
 		return
 	}
+	if p.shared {
+		se.tps.add(p.tps, math.NaN()) // measured, but no prediction of a shared step
+		return
+	}
+	judge := pred > 0 && !se.extrapolates(p.ctx)
 	if pred > 0 {
 		predTPS := p.commit * p.running / pred
 		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
 		se.tps.add(p.tps, predTPS)
 		se.observeRegression(p)
-		se.collapseCheck(p, predTPS)
+		if judge {
+			se.collapseCheck(p, predTPS)
+		}
 	} else {
 		se.tps.add(p.tps, math.NaN())
 	}
 	// A step more than twice the prediction is a collapse candidate, not something to learn,
 	// until the collapse has lasted long enough to be the new normal.
-	if !(pred > 0 && p.step > 2*pred) || se.collapseAge(p.t) > regressionRelearn {
+	if !(judge && p.step > 2*pred) || se.collapseAge(p.t) > regressionRelearn {
 		if se.fit.N() == 0 || p.ctx < se.lo {
 			se.lo = p.ctx
 		}

@@ -57,7 +57,7 @@ func (se *Series) profile(t int64) peers.Profile {
 	if se.peer.accept.N() > 0 {
 		p.Accept = se.peer.accept.Mean()
 	}
-	if se.fit.N() >= fitWarmup && se.cur.has&curCtx != 0 {
+	if se.fit.N() >= se.warmup() && se.cur.has&curCtx != 0 {
 		p.A, p.B = se.fit.Coef()
 		p.Lo, p.Hi, p.Ctx, p.HasStep = se.lo, se.hi, se.cur.ctx, true
 	}

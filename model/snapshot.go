@@ -76,7 +76,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Running, s.HasRunning = c.running, c.has&curRunning != 0
 	s.Step, s.TPS, s.HasStep = c.step, c.tps, c.has&curStep != 0
 	s.KVContext = se.kvContext
-	if se.fit.N() >= fitWarmup {
+	if se.fit.N() >= se.warmup() {
 		s.FitA, s.FitB = se.fit.Coef()
 		s.FitOK = true
 		if !se.kvContext {
@@ -105,7 +105,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Raised = se.raised
 	s.Samples = se.kindCount
 	s.Points = se.points
-	s.NPos = len(se.pos.Acceptance(s.PerPos[:0]))
+	s.NPos = copy(s.PerPos[:], se.pos.Acceptance(s.PerPos[:0])) // within the exporter's array
 }
 
 // StepObserved reports the step of the latest decode point and a sequence number that changes

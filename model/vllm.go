@@ -47,7 +47,8 @@ func (se *Series) flushPending() {
 	se.apply(&p)
 }
 
-// spec handles vLLM SpecDecoding / Speculative lines and llama.cpp's draft acceptance line.
+// spec handles vLLM SpecDecoding / Speculative lines and llama.cpp's run summaries (a llama.cpp
+// server's requests are request.go's).
 func (se *Series) spec(s *parse.Sample) {
 	accepted, hasAcc := s.Get(parse.Accepted)
 	drafted, hasDr := s.Get(parse.Drafted)
@@ -85,7 +86,7 @@ func (se *Series) spec(s *parse.Sample) {
 		if !hasCommit {
 			c = 1 // only "Accepted: 0" is certain without a commit length
 		}
-		se.stuckCheck(s.Time, stuck, c)
+		se.stuckCheck(s.Time, stuck, c, stuckTest{judge: true, running: se.cur.running})
 	}
 	if !joined || !hasCommit || !pe.hasTPS || pe.tps <= 0 {
 		return

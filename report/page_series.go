@@ -203,6 +203,10 @@ func figures(sr *model.SeriesReport, kv bool) []tile {
 	if c := sr.CommitLen; c != nil {
 		t.Value = svgplot.Fixed(c.Mean, 2)
 		t.Sub = "p10 " + svgplot.Fixed(c.P10, 2) + " · p50 " + svgplot.Fixed(c.P50, 2) + " · p90 " + svgplot.Fixed(c.P90, 2) + " · last " + svgplot.Fixed(c.Last, 2)
+		if pooledDiffers(c) {
+			t.Label = "commit length, mean per request"
+			t.Sub = svgplot.Fixed(c.PooledMean, 2) + " per verify step · " + t.Sub
+		}
 	}
 	out = append(out, t)
 	t = tile{Label: "step model, a + b · context", Value: svgplot.Dash, Sub: "not enough data yet"}

@@ -49,11 +49,23 @@ func eventLines(es []model.EventJSON) []string {
 func writeFusionText(w io.Writer, s *model.SeriesReport) {
 	if pp := s.PerPosition; pp != nil {
 		fmt.Fprintf(w, "  acceptance per draft position:")
-		for i, a := range pp.Acceptance {
+		// The positions that accept nothing at the end of a long draft (an n-gram draft's 64)
+		// are one range.
+		last := len(pp.Acceptance)
+		for last > 0 && pp.Acceptance[last-1] < 0.005 {
+			last--
+		}
+		if len(pp.Acceptance)-last < 2 {
+			last = len(pp.Acceptance)
+		}
+		for i, a := range pp.Acceptance[:last] {
 			fmt.Fprintf(w, " %d: %.0f %%", i+1, 100*a)
 			if i > 0 && i < len(pp.Conditional) {
 				fmt.Fprintf(w, " (×%.2f)", pp.Conditional[i])
 			}
+		}
+		if last < len(pp.Acceptance) {
+			fmt.Fprintf(w, " %d-%d: 0 %%", last+1, len(pp.Acceptance))
 		}
 		fmt.Fprintln(w)
 	}

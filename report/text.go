@@ -43,7 +43,11 @@ func WriteText(w io.Writer, r model.Report) error {
 		fmt.Fprintf(bw, "\n  %d samples, %s to %s (%s)\n", s.Samples, s.First.Format(time.DateTime), s.Last.Format(time.DateTime),
 			s.Last.Sub(s.First).Round(time.Second))
 		if c := s.CommitLen; c != nil {
-			fmt.Fprintf(bw, "  commit length: mean %.2f, p10 %.2f, p50 %.2f, p90 %.2f, last %.2f\n", c.Mean, c.P10, c.P50, c.P90, c.Last)
+			fmt.Fprintf(bw, "  commit length: mean %.2f", c.Mean)
+			if pooledDiffers(c) {
+				fmt.Fprintf(bw, " per request, %.2f per verify step", c.PooledMean)
+			}
+			fmt.Fprintf(bw, ", p10 %.2f, p50 %.2f, p90 %.2f, last %.2f\n", c.P10, c.P50, c.P90, c.Last)
 		}
 		if m := s.StepModel; m != nil {
 			if s.ContextUnit == "kv_percent" {
@@ -79,4 +83,10 @@ func WriteText(w io.Writer, r model.Report) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// pooledDiffers reports whether the commit length per verify step reads differently from the
+// mean per request (llama.cpp's requests of different lengths), so both are worth showing.
+func pooledDiffers(c *model.CommitStats) bool {
+	return c.PooledMean > 0 && fmt.Sprintf("%.2f", c.PooledMean) != fmt.Sprintf("%.2f", c.Mean)
 }

@@ -30,6 +30,12 @@ func PerPosition(pp *model.PerPosition, label string) Drawn {
 		s.text(f.x0()-8, y+4, "yt", Fixed(100*t, 0)+"\u00a0%")
 	}
 	bw := (f.x1() - f.x0()) / float64(n)
+	// A long draft (an n-gram draft's 64 positions) leaves bars too narrow for their labels:
+	// the values stay in the bars' titles, and every k-th position is numbered.
+	labels, every := bw >= 24, 1
+	for bw*float64(every) < 24 {
+		every *= 2
+	}
 	for i, a := range pp.Acceptance {
 		if !Finite(a) {
 			a = 0
@@ -49,9 +55,13 @@ func PerPosition(pp *model.PerPosition, label string) Drawn {
 		s.str(`</title>`)
 		s.rect(x+bw*0.15, f.y.at(a), bw*0.7, max(f.y0()-f.y.at(a), 1), "")
 		s.str(`</g>`)
-		s.text(x+bw/2, f.y.at(a)-5, "pv", Fixed(100*a, 0)+"\u00a0%")
-		s.text(x+bw/2, f.y0()+17, "xt", pos)
-		if i > 0 && i < len(pp.Conditional) {
+		if labels {
+			s.text(x+bw/2, f.y.at(a)-5, "pv", Fixed(100*a, 0)+"\u00a0%")
+		}
+		if i == 0 || (i+1)%every == 0 {
+			s.text(x+bw/2, f.y0()+17, "xt", pos)
+		}
+		if labels && i > 0 && i < len(pp.Conditional) {
 			s.text(x+bw/2, f.y1()-12, "pv cond", "×"+Fixed(pp.Conditional[i], 2))
 		}
 	}

@@ -35,10 +35,32 @@ func TestFormatRaisesOnAFormatChangeNotATrickle(t *testing.T) {
 			break
 		}
 	}
-	// Clear below an eighth (12 of 100): the 52 old lines leave first (2 of them bad), then a
-	// bad one per clean line, 48 → 12 after 36 more: 88.
-	if cleared != 88 {
-		t.Fatalf("cleared after %d clean lines, want 88", cleared)
+	// A run of 20 parsed lines (a fifth of the ring) says the cause is gone: the malformed
+	// lines are forgotten, rather than waiting for them to leave the ring (88 lines).
+	if cleared != 20 {
+		t.Fatalf("cleared after %d clean lines, want 20", cleared)
+	}
+	if bad, _ := d.Counts(); bad != 0 {
+		t.Fatalf("%d malformed lines remembered after the clean run", bad)
+	}
+	// A partial break (every third line: one kind of line of three) never makes such a run:
+	// raised, it stays raised.
+	d = NewFormat(100, 0.2)
+	raisedAt := -1
+	for i := range 1000 {
+		switch d.Add(i%3 == 0) {
+		case Raise:
+			if raisedAt < 0 {
+				raisedAt = i
+			}
+		case Clear:
+			if raisedAt >= 0 {
+				t.Fatalf("line %d: cleared while a third of the lines are malformed", i)
+			}
+		}
+	}
+	if raisedAt < 0 {
+		t.Fatal("a third of the lines malformed never raised")
 	}
 }
 

@@ -9,6 +9,7 @@ type Format struct {
 	pos      int
 	size     int
 	fraction float64
+	run      int // lines parsed since the last malformed one
 }
 
 // NewFormat returns the test over the last lines (at most 256) that raises at fraction.
@@ -19,6 +20,12 @@ func NewFormat(lines int, fraction float64) Format {
 // minDriftLines keeps a handful of damaged lines at start-up from raising format_drift.
 const minDriftLines = 10
 
+// cleanRun is how many lines in a row must parse before the malformed ones in the ring are
+// forgotten: a format that changed breaks every line of its kind, so such a run says the
+// cause is gone (the build was fixed), where waiting for the ring to drain took 100 lines,
+// hours of a quiet server's requests.
+func (d *Format) cleanRun() int { return max(minDriftLines, d.size/5) }
+
 // Add records one marker line, malformed or not.
 func (d *Format) Add(malformed bool) Event {
 	w, b := d.pos/64, uint(d.pos%64)
@@ -28,8 +35,10 @@ func (d *Format) Add(malformed bool) Event {
 	if malformed {
 		d.ring[w] |= 1 << b
 		d.bad++
+		d.run = 0
 	} else {
 		d.ring[w] &^= 1 << b
+		d.run++
 	}
 	// Every sample passes here: the ring wraps by a comparison and a clean window skips the
 	// float division, instead of an integer modulo (a 64-bit idiv, tens of cycles) and a
@@ -39,6 +48,9 @@ func (d *Format) Add(malformed bool) Event {
 		d.pos = 0
 	}
 	d.n = min(d.n+1, d.size)
+	if d.bad > 0 && d.run >= d.cleanRun() {
+		d.ring, d.bad = [4]uint64{}, 0
+	}
 	frac := 0.0
 	if d.bad > 0 {
 		frac = float64(d.bad) / float64(d.n)

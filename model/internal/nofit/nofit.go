@@ -11,6 +11,8 @@ import (
 // Account counts decode lines kept out of the fit, by reason. The zero value is ready.
 type Account struct {
 	AfterIdle, NoContext, BadStep int64
+	// Shared counts requests that ran beside others (llama.cpp): their step is shared.
+	Shared int64
 	// Untrusted counts after-idle verdicts given only because no logging rhythm was known.
 	Untrusted int64
 }
@@ -24,7 +26,8 @@ func (a *Account) Explain(n, warmup int, lines int64, interval int) string {
 		n   int64
 		why string
 	}{{a.AfterIdle, "came after an idle gap (their throughput is averaged over the pause)"},
-		{a.NoContext, "named no context"}, {a.BadStep, "gave no positive step"}} {
+		{a.NoContext, "named no context"}, {a.BadStep, "gave no positive step"},
+		{a.Shared, "were requests that ran beside others (their steps are shared with contexts they do not name)"}} {
 		if r.n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", r.n, r.why))
 		}

@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// Max is the most positions kept (parse.MaxPerPosition).
-const Max = 16
+// Max is the most positions kept: at least parse.MaxPerPosition (llama.cpp's n-gram drafts
+// run to 64 tokens; model checks the bound at compile time).
+const Max = 64
 
 // Acc accumulates a_i, the share of verify steps whose draft token at position i (1-based) was
 // accepted, as vLLM and llama.cpp state it (accepted at position i / verify steps). Samples are
@@ -47,6 +48,19 @@ func (p *Acc) Add(t int64, weight float64, v []float64, halfLife float64) {
 	p.samples++
 }
 
+// Set makes v (at most Max values) the figures, for a list that is already the whole
+// history: llama.cpp's cumulative statistics. A list of another length still starts the
+// sample count again.
+func (p *Acc) Set(t int64, v []float64) {
+	v = v[:min(len(v), Max)]
+	samples := p.samples
+	if len(v) != p.n {
+		samples = 0
+	}
+	*p = Acc{n: len(v), w: 1, t: t, samples: samples + 1}
+	copy(p.sum[:], v)
+}
+
 // Samples is the number of samples of the current configuration.
 func (p *Acc) Samples() int64 { return p.samples }
 
@@ -59,6 +73,21 @@ func (p *Acc) Acceptance(dst []float64) []float64 {
 		dst = append(dst, p.sum[i]/p.w)
 	}
 	return dst
+}
+
+// Conditional is a_i / a_(i−1), the acceptance at each position given the one before was
+// accepted (the first is a_1; 0 after a position that accepts nothing).
+func Conditional(a []float64) []float64 {
+	c := make([]float64, len(a))
+	for i, x := range a {
+		switch {
+		case i == 0:
+			c[i] = x
+		case a[i-1] > 0:
+			c[i] = x / a[i-1]
+		}
+	}
+	return c
 }
 
 // Advice says a shorter draft commits nearly the same tokens for less work.
@@ -86,14 +115,7 @@ func Advise(a []float64, cost float64, option string) (Advice, bool) {
 	if k == n {
 		return Advice{}, false
 	}
-	var pcts []string
-	for _, x := range a[k:] {
-		pcts = append(pcts, fmt.Sprintf("%.0f %%", x*100))
-	}
-	list := pcts[0]
-	if len(pcts) > 1 {
-		list = strings.Join(pcts[:len(pcts)-1], ", ") + " and " + pcts[len(pcts)-1]
-	}
+	list := rates(a[k:])
 	which := fmt.Sprintf("positions %d-%d accept %s", k+1, n, list)
 	if k+1 == n {
 		which = fmt.Sprintf("position %d accepts %s", n, list)
@@ -101,4 +123,56 @@ func Advise(a []float64, cost float64, option string) (Advice, bool) {
 	d := fmt.Sprintf("%s %d is too high: %s; %d would commit %.2f of the %.2f tokens per verify step, with %d fewer draft positions to verify (each costs about %.0f %% of a step).",
 		option, n, which, k, c, commit, n-k, cost*100)
 	return Advice{Configured: n, Suggested: k, Commit: commit, Kept: c, Detail: d}, true
+}
+
+// rates lists acceptance rates as a sentence does: all of them while few, else the first and
+// the last (a 64-token n-gram draft would otherwise list 60 figures).
+func rates(a []float64) string {
+	pct := func(x float64) string { return fmt.Sprintf("%.0f %%", x*100) }
+	switch {
+	case len(a) == 1:
+		return pct(a[0])
+	case len(a) > 4:
+		return "from " + pct(a[0]) + " down to " + pct(a[len(a)-1])
+	}
+	var ps []string
+	for _, x := range a {
+		ps = append(ps, pct(x))
+	}
+	return strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1]
+}
+
+// DraftSize counts the drafts behind a per-position list, which llama.cpp's requests state
+// without: they pool by drafts (the rates are accepted at position i / drafts). The zero
+// value is ready.
+type DraftSize struct{ tokens, drafts float64 }
+
+// Drafts returns the drafts a list covers. Its rates sum to accepted / drafts, so a list that
+// accepted a token gives them (rounded: the rates are printed to 3 decimals); one that
+// accepted none gives nothing, and then the drafted tokens over the draft size learned (or
+// one draft per token) stand in. A draft is a verify step, so steps, when known, bound them.
+// 0 means nothing was drafted.
+func (d *DraftSize) Drafts(v []float64, accepted, drafted, steps float64) float64 {
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	n := 0.0
+	switch {
+	case accepted > 0 && sum > 0:
+		n = math.Round(accepted / sum)
+		if drafted > 0 && n > 0 {
+			d.tokens, d.drafts = d.tokens+drafted, d.drafts+n
+		}
+	case drafted > 0 && d.drafts > 0:
+		n = math.Round(drafted * d.drafts / d.tokens)
+	case drafted > 0:
+		n = drafted
+	default:
+		return 0
+	}
+	if steps > 0 {
+		n = min(n, steps)
+	}
+	return max(n, 1)
 }

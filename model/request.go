@@ -1,0 +1,113 @@
+package model
+
+import (
+	"math"
+
+	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/parse"
+)
+
+// request handles one finished llama.cpp request (parse.EventRequest): a decode sample whose
+// step, commit length and context are means over the request's verify steps, and whose tok/s
+// is its own, never a pause-diluted rate: so it is never after_idle.
+func (se *Series) request(s *parse.Sample) {
+	se.startRequests()
+	commit, hasCommit := s.Get(parse.Commit)
+	running, hasRunning := s.Get(parse.Running)
+	if !hasRunning || running < 1 {
+		running = 1 // a finished request ran, alone unless the sample says otherwise
+	}
+	acc, hasAcc := s.Get(parse.Accepted)
+	drafted, hasDr := s.Get(parse.Drafted)
+	if hasAcc && hasDr {
+		se.inconsistentCheck(s.Time, acc > drafted, func() string {
+			return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", acc, drafted)
+		})
+	}
+	if hasCommit && se.takeCommit(s) {
+		// Only a request that drafted speaks of the drafter: one that never did (n-gram drafting
+		// found nothing, or no speculation) commits one token a step, and neither raises nor
+		// clears stuck.
+		st := stuckTest{judge: hasDr && drafted > 0, running: running, requests: true}
+		if se.commitSample(srcDecode, s.Time, commit, st) {
+			if steps, ok := s.Get(parse.Steps); ok && steps > 0 {
+				se.pooledTok += commit * steps
+				se.pooledSteps += steps
+			}
+			if v, ok := s.Get(parse.AcceptRate); ok {
+				se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
+			} else if hasAcc && hasDr && drafted > 0 {
+				se.cur.acceptRate, se.cur.has = acc/drafted, se.cur.has|curAcceptRate
+			}
+		}
+	}
+	if !se.takePoints(s) {
+		return // the other source gives this series' steps
+	}
+	p := point{t: s.Time, running: running, commit: 1, hasCommit: true, tps: math.NaN()}
+	if hasCommit {
+		p.commit = commit
+	}
+	p.ctx, p.hasCtx = s.Get(parse.Context)
+	p.step, _ = s.Get(parse.StepSeconds)
+	if v, ok := s.Get(parse.GenTPS); ok {
+		p.tps = v
+	} else if p.step > 0 {
+		p.tps = p.commit / p.step
+	}
+	// A request that ran beside others shared its steps with contexts it does not name: its
+	// step is not the step of its own context, so it stays out of the fit.
+	p.shared = running > 1
+	l := &se.learn.skipped
+	switch {
+	case !p.hasCtx:
+		l.NoContext++
+	case !(p.step > 0):
+		l.BadStep++
+	case p.shared:
+		l.Shared++
+	}
+	se.apply(&p)
+}
+
+// startRequests switches a series to per-request samples on the first one. A request's step
+// is a mean over its dozens of verify steps: the per-step jitter, multiplicative, averages out,
+// and what differs between requests (how many tokens their steps verified) adds milliseconds
+// rather than scaling them, so the fit weighs requests equally (ordinary least squares).
+func (se *Series) startRequests() {
+	if se.perRequest {
+		return
+	}
+	se.perRequest = true
+	if se.fit.N() == 0 {
+		o := se.opts.Fit
+		o.AbsoluteNoise = true
+		se.fit = estimate.NewRLS(o)
+	}
+}
+
+// requestWarmup is the fit's warm-up in requests: each is worth dozens of interval lines.
+const requestWarmup = 8
+
+// warmup is the number of points before the fit's predictions are used.
+func (se *Series) warmup() int {
+	if se.perRequest {
+		return requestWarmup
+	}
+	return fitWarmup
+}
+
+// extrapolates reports whether ctx lies outside the contexts the fit has learned (with
+// rangeMargin). Requests jump between contexts, and a long prompt after short ones would
+// otherwise be judged, and kept from the fit, on an extrapolated slope.
+func (se *Series) extrapolates(ctx float64) bool {
+	return se.perRequest && (ctx < se.lo/rangeMargin || ctx > se.hi*rangeMargin)
+}
+
+// llamaStatistics reports a llama.cpp common_speculative statistics sample (totals, or deltas
+// of them): its mean is per drafting step, never a commit length, and the requests carry the
+// figures; only its per-position rates serve, where no request states them.
+func llamaStatistics(s *parse.Sample) bool {
+	return s.Engine == parse.EngineLlamaCpp && s.Source == parse.SourceLog && s.Kind == parse.KindSpec &&
+		s.Event != parse.EventSummary
+}
