@@ -47,6 +47,9 @@ var (
 // and returns the engine, or skips (fails under SPECWATCH_REQUIRE_ENGINE=1) when it cannot.
 func Prepare(t testing.TB) *Env {
 	t.Helper()
+	if os.Getenv("SPECWATCH_ENGINE") == "" && os.Getenv("SPECWATCH_REQUIRE_ENGINE") == "" {
+		t.Skip("the real-engine checks run with SPECWATCH_ENGINE=1 until issue 26's llama.cpp join lands")
+	}
 	prepOnce.Do(func() {
 		if os.Geteuid() != 0 {
 			prepErr = fmt.Errorf("needs root to run the engine's chroot")
