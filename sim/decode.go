@@ -1,9 +1,7 @@
 package sim
 
-import "math"
-
-// decodeStep simulates one logging interval of a step-counting engine (SGLang, a generic build,
-// llama.cpp): DecodeInterval decode steps, then the lines SGLang would print.
+// decodeStep simulates one logging interval of a step-counting engine (SGLang, a generic build):
+// DecodeInterval decode steps, then the lines SGLang would print.
 //
 // Requests join and leave only at interval boundaries, so the batch is constant over the steps a
 // line summarises and its throughput is exactly commit × running / step (up to rounding), except
@@ -27,15 +25,10 @@ func (r *rankSim) decodeStep() {
 	e := effectsAt(r.faults, r.offset(r.now))
 	c := r.commit(&e)
 	n := float64(r.decodeInterval)
-	d := float64(r.svc.Acceptance.DraftLen)
-	perStep := (c - 1) + (d-(c-1))*0.5 // llama.cpp drafts fewer than the maximum when unsure
 	ph := r.svc.Acceptance.Phases
 	for i := range r.running {
 		q := &r.running[i]
 		q.gen += n * c
-		q.steps += n
-		q.accepted += n * (c - 1)
-		q.drafted += n * perStep
 		q.advancePhase(ph)
 	}
 	ctx := r.contextTokens()
@@ -45,9 +38,6 @@ func (r *rankSim) decodeStep() {
 	if t > r.end {
 		r.done = true
 		return
-	}
-	for i := range r.running {
-		r.running[i].evalSec += wall
 	}
 	running := len(r.running)
 	tps := n * c * float64(running) / (float64(t-r.lastLine) / 1e9)
@@ -98,30 +88,4 @@ func (r *rankSim) prefillLine(t int64, n int) {
 	// Prefill runs at roughly 20k tokens/s plus a fixed launch cost.
 	rec.InputTPS = float64(newTok) / (0.015 + float64(newTok)/20000)
 	r.promptTokens = 0
-}
-
-// llamaDone writes llama.cpp's print_timing block for a finished request: timings, then the
-// draft acceptance line, each a separate stdout line as journald would split them.
-func (r *rankSim) llamaDone(q *request, t int64) {
-	e := effectsAt(r.faults, r.offset(t))
-	steps := math.Max(q.steps, 1)
-	for sub := range 6 {
-		if sub == 4 && r.svc.Acceptance.DraftLen == 0 {
-			break // no drafts, no acceptance block
-		}
-		kind := LineTiming
-		if sub == 5 {
-			kind = LineDraft
-		}
-		rec := r.emit(kind, t+int64(sub+1)*20_000, &e)
-		rec.Sub = uint8(sub)
-		rec.Slot, rec.Task, rec.Prompt, rec.Gen = q.id%r.svc.Workload.Concurrency, q.id, q.prompt, int(q.gen)
-		rec.PromptMs = 15 + float64(q.prompt)/20
-		rec.EvalMs = q.evalSec * 1000
-		rec.Accepted, rec.Drafted = int64(math.Round(q.accepted)), int64(math.Round(q.drafted))
-		rec.Ctx, rec.Running = q.context(), 1
-		rec.Commit = 1 + float64(rec.Accepted)/steps
-		rec.Step = q.evalSec / steps
-		rec.TPS = q.gen / math.Max(q.evalSec, 1e-9)
-	}
 }

@@ -103,7 +103,14 @@ func (sv *Service) normalize(seed uint64, idx int) error {
 	if err := sv.Workload.normalize(); err != nil {
 		return err
 	}
-	if err := sv.Acceptance.normalize(); err != nil {
+	maxDraft := enginelog.MaxDraft
+	if sv.Engine == LlamaCpp {
+		maxDraft = enginelog.MaxPositions
+		if err := sv.LlamaCpp.normalize(); err != nil {
+			return err
+		}
+	}
+	if err := sv.Acceptance.normalize(maxDraft); err != nil {
 		return err
 	}
 	sv.Faults = append([]Fault(nil), sv.Faults...)
@@ -142,9 +149,9 @@ func (w *Workload) normalize() error {
 	return nil
 }
 
-func (a *Acceptance) normalize() error {
-	if a.DraftLen < 0 || a.DraftLen > enginelog.MaxDraft {
-		return fmt.Errorf("acceptance: draft length %d outside [0, %d]", a.DraftLen, enginelog.MaxDraft)
+func (a *Acceptance) normalize(maxDraft int) error {
+	if a.DraftLen < 0 || a.DraftLen > maxDraft {
+		return fmt.Errorf("acceptance: draft length %d outside [0, %d]", a.DraftLen, maxDraft)
 	}
 	if len(a.Phases) == 0 {
 		a.Phases = []Phase{{Name: "text", Mean: 3, Weight: 1}}

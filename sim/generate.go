@@ -203,6 +203,7 @@ func (g *generator) writeRecord(r *rankSim, rec *record) {
 		Time: time.Unix(0, rec.t).In(g.loc), Logged: time.Unix(0, rec.at).In(g.loc),
 		Context: rec.Ctx, Running: rec.Running, Queue: rec.Queue,
 		StepSeconds: rec.Step, CommitLen: rec.Commit, TPS: rec.TPS,
+		Steps: rec.steps, Drafts: rec.drafts, MeanContext: rec.meanCtx,
 		AfterIdle: rec.afterIdle, Faults: rec.faults,
 	})
 }

@@ -15,6 +15,9 @@ type record struct {
 	at        int64 // journal receive time, ns, whole microseconds
 	afterIdle bool
 	faults    FaultSet
+	// a llama.cpp request's verify and drafting steps and mean context, for its Truth
+	steps, drafts int
+	meanCtx       float64
 }
 
 // rankSim simulates one series. It runs ahead of the writer one logging interval at a time and
@@ -55,6 +58,7 @@ type rankSim struct {
 	cumEmit        int64
 	prefixHit      float64
 	lastAt         int64
+	llama          llamaServer // llama.cpp: slots and counters
 
 	pending []record
 	head    int
@@ -73,6 +77,11 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 	r.writer = enginelog.Writer{Engine: sv.Engine, Style: sv.Style, Prefix: sv.Prefix, Color: sv.Color,
 		Rank: r.rank, PID: sv.PID + rankIx, KVTokens: sv.KVTokens, DraftLen: sv.Acceptance.DraftLen,
 		DecodeInterval: sc.DecodeInterval}
+	if sv.Engine == LlamaCpp {
+		r.writer.Started = time.Unix(0, r.start-int64(llamaBoot)).In(sc.Start.Location())
+		r.writer.JSONL, r.writer.Drafter = sv.LlamaCpp.JSONL, sv.LlamaCpp.drafter()
+		r.llama.init(sv.Workload.Concurrency)
+	}
 	r.noise = noise.Process{Writer: &r.writer, Host: sv.Host, PID: sv.PID, Rank: rankIx}
 	r.series = Series{Host: sv.Host, Unit: sv.Unit, Engine: sv.Engine, Rank: r.rank}
 	r.end = r.start + int64(sc.Duration)
@@ -128,13 +137,20 @@ func (r *rankSim) advance() {
 			r.emit(LineStartup, r.start+int64(r.rankIx+2)*int64(time.Millisecond), nil).Sub = 1
 			return
 		}
+		if r.svc.StartupLines && r.svc.Engine == LlamaCpp {
+			r.llamaStartup()
+			return
+		}
 	}
 	if r.restartDue() {
 		return
 	}
-	if r.svc.Engine == VLLM {
+	switch r.svc.Engine {
+	case VLLM:
 		r.statsStep()
-	} else {
+	case LlamaCpp:
+		r.llamaStep()
+	default:
 		r.decodeStep()
 	}
 }
@@ -149,9 +165,6 @@ func (r *rankSim) finish(t int64) {
 	kept := r.running[:0]
 	for _, q := range r.running {
 		if q.finished(maxCtx) {
-			if r.svc.Engine == LlamaCpp {
-				r.llamaDone(&q, t)
-			}
 			continue
 		}
 		kept = append(kept, q)

@@ -96,4 +96,8 @@ const (
 	LineSpec    = enginelog.LineSpec
 	LineTiming  = enginelog.LineTiming
 	LineDraft   = enginelog.LineDraft
+	// llama.cpp's slot lines (launched, released, all idle), acc per pos and statistics.
+	LineSlot       = enginelog.LineSlot
+	LinePositions  = enginelog.LinePositions
+	LineStatistics = enginelog.LineStatistics
 )

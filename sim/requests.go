@@ -18,9 +18,9 @@ type request struct {
 	phase    int
 	phaseAt  float64 // gen when the phase began
 	admitted int64
+	cached   int // llama.cpp: prompt tokens its slot's cache holds
 
-	// per-request counters, printed by llama.cpp when the request ends
-	steps, accepted, drafted, evalSec float64
+	ll llamaReq // llama.cpp's counters, printed when the request ends
 }
 
 func (q *request) context() int { return q.prompt + int(q.gen) }
@@ -70,6 +70,10 @@ func (r *rankSim) newRequest(at int64, scripted *Request) request {
 	q.prompt = r.logUniform(ws.PromptMin, ws.PromptMax)
 	q.length = r.logUniform(ws.OutputMin, ws.OutputMax)
 	q.phase = r.pickPhase()
+	if r.svc.Engine == LlamaCpp && r.rng.IntN(2) == 0 {
+		// a follow-up whose start a slot still holds: its prompt eval counts only the rest
+		q.cached = int(float64(q.prompt-1) * 0.9 * r.rng.Float64())
+	}
 	return q
 }
 

@@ -76,11 +76,14 @@ type Service struct {
 	PrefillLines bool // SGLang: a Prefill batch line when requests are admitted
 	ProfileLines bool // SGLang DFlash: a [DFLASH profile] line with every decode line
 	CustomStats  bool // SGLang: an avg_commit_len=… key=value line with every decode line
-	StartupLines bool // SGLang: the DFLASH/DDTree initialisation lines at the start
+	StartupLines bool // SGLang: the DFLASH/DDTree initialisation lines at the start; llama.cpp "listening on"
 	// Restarts are offsets at which the SGLang engine restarts: its start-up lines are
 	// written again (the batch carries on; pair with a fault starting there for an upgrade
 	// that made it worse).
 	Restarts []time.Duration
+	// LlamaCpp is how a llama-server (Engine LlamaCpp) is started; its slots (-np) are
+	// Workload.Concurrency and its draft length (--spec-draft-n-max) Acceptance.DraftLen.
+	LlamaCpp LlamaCppOptions
 
 	Faults []Fault
 }
@@ -136,8 +139,9 @@ type Request struct {
 // rather than of the engine.
 type Acceptance struct {
 	// DraftLen is the number of draft tokens proposed per step (DFlash block size − 1, EAGLE
-	// num_speculative_tokens). Commit length is clamped to [1, DraftLen+1]. Zero means no
-	// speculative decoding: no acceptance fields are written.
+	// num_speculative_tokens, llama.cpp's n_max), at most 15 (llama.cpp 64). Commit length is
+	// clamped to [1, DraftLen+1]. Zero means no speculative decoding: no acceptance fields are
+	// written.
 	DraftLen int
 	// Phases of text. A random request starts in a phase drawn by Weight and moves to the next
 	// phase after Tokens generated tokens. Empty selects one phase of mean 3.

@@ -11,6 +11,8 @@ import (
 var (
 	reSGLangPrefix = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}(\.\d{3})?(( (DP|TP|PP|EP|ATTN_CP|MOE_DP)\d+)*)\] `)
 	rePythonPrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} \[INFO\] [\w.]+: `)
+	reLlamaPrefix  = regexp.MustCompile(`^\d+\.\d{2}\.\d{3}\.\d{3} [IWED] `)
+	reLlamaJSONL   = regexp.MustCompile(`^\{"type":"log","time":\d+,"level":"(?:info|warn|error|debug)","msg":"(.*)\\n"\}$`)
 	reVLLMPrefix   = regexp.MustCompile(`^((\x1b\[1;36m)?\((APIServer|EngineCore_DP\d+) pid=\d+\)(\x1b\[0;0m)? )?(\x1b\[32m)?INFO(\x1b\[0m)? \d{2}-\d{2} \d{2}:\d{2}:\d{2} ((\x1b\[2m)?\[[\w.]+\.py:\d+\](\x1b\[0m)?|[\w.]+\.py:\d+\]) `)
 
 	shapes = map[LineKind][]*regexp.Regexp{
@@ -27,6 +29,7 @@ var (
 		LineStartup: {
 			regexp.MustCompile(`^Initialized DFLASH draft runner\. attention_backend=\w+, model=\S+, block_size=\d+, draft_window_size=\d+, compact_cache=(True|False)$`),
 			regexp.MustCompile(`^Initialized DDTree worker\. block_size=\d+, tree_budget=\d+, max_tree_nodes=\d+$`),
+			regexp.MustCompile(`^srv  llama_server: listening on http://127\.0\.0\.1:\d+$`),
 		},
 		LineProfile: {
 			regexp.MustCompile(`^\[DFLASH profile\] bs=\d+ mode=decode can_run_cuda_graph=(True|False) prepare_ms=\d+\.\d\d target_verify_ms=\d+\.\d\d verify_cpu_ms=\d+\.\d\d verify_wall_ms=\d+\.\d\d append_ms=\d+\.\d\d total_ms=(\d+\.\d\d) verify_cuda_ms=\d+\.\d step_cuda_ms=\d+\.\d accept_sum=\d+ accept_mean=(\d+\.\d\d)$`),
@@ -45,19 +48,33 @@ var (
 			regexp.MustCompile(`^SpecDecoding metrics: Mean acceptance length: \d+\.\d\d, Accepted throughput: \d+\.\d\d tokens/s, Drafted throughput: \d+\.\d\d tokens/s, Accepted: \d+ tokens, Drafted: \d+ tokens, Per-position acceptance rate: \d\.\d{3}(, \d\.\d{3}){1,14}, Avg Draft acceptance rate: \d+\.\d%$`),
 			regexp.MustCompile(`^Speculative metrics: Draft acceptance rate: \d\.\d{3}, System efficiency: \d\.\d{3}, Number of speculative tokens: \d+, Number of accepted tokens: \d+, Number of draft tokens: \d+, Number of emitted tokens: \d+\.$`),
 		},
+		// llama-server 0.7.0, as captured (issue 26)
 		LineTiming: {
-			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \| $`),
-			regexp.MustCompile(`^(prompt eval| +eval) time = +\d+\.\d\d ms / +\d+ tokens \( +\d+\.\d\d ms per token, +\d+\.\d\d tokens per second\)$`),
-			regexp.MustCompile(`^ +total time = +\d+\.\d\d ms / +\d+ tokens$`),
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \| (prompt eval|       eval) time = +\d+\.\d\d ms / +\d+ tokens \( +\d+\.\d\d ms per token, +\d+\.\d\d tokens per second\)$`),
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \|       total time = +\d+\.\d\d ms / +\d+ tokens$`),
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \|    graphs reused = +\d+$`),
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \|   graph reallocs = +0    / +0        \(same size\) / \(changed size\)$`),
 		},
 		LineDraft: {
-			regexp.MustCompile(`^draft acceptance rate = (\d\.\d{5}) \( *(\d+) accepted / *(\d+) generated\)$`),
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \| draft acceptance = (\d\.\d{5}) \( *(\d+) accepted / *(\d+) generated\), mean len = +(\d+\.\d\d)$`),
+		},
+		LineSlot: {
+			regexp.MustCompile(`^slot launch_slot_: id +\d+ \| task \d+ \| processing task, is_child = 0$`),
+			regexp.MustCompile(`^slot      release: id +\d+ \| task \d+ \| stop processing: n_tokens = \d+, truncated = 0$`),
+			regexp.MustCompile(`^srv  update_slots: all slots are idle$`),
+		},
+		LinePositions: {
+			regexp.MustCompile(`^slot print_timing: id +\d+ \| task \d+ \|      acc per pos = \((\d\.\d{3}(, \d\.\d{3})*)\)$`),
+		},
+		LineStatistics: {
+			regexp.MustCompile(`^spec common_specu: statistics +(draft-simple|ngram-mod): #calls\(b,g,a\) = +\d+ +\d+ +\d+, #gen drafts = +\d+, #acc drafts = +\d+, #gen tokens = +\d+, #acc tokens = +\d+(, #mean acc len = \d+\.\d\d, #acc rate/pos = \(((\d\.\d{3})(, \d\.\d{3})*)?\))?, dur\(b,g,a\) = \d+\.\d{3}, \d+\.\d{3}, \d+\.\d{3} ms$`),
 		},
 	}
 
 	// markers are the strings that make a line an engine line to specwatch's parser.
 	markers = []string{"Decode batch", "SpecDecoding metrics", "Speculative metrics", "avg_commit_len",
-		"Avg generation throughput", "[DFLASH profile]", "draft acceptance rate", "Prefill batch"}
+		"Avg generation throughput", "[DFLASH profile]", "draft acceptance", "Prefill batch", "print_timing",
+		"processing task", "stop processing", "#calls(b,g,a)", "listening on", "all slots are idle"}
 )
 
 // body strips the engine logger prefix from an engine line's message.
@@ -75,6 +92,11 @@ func body(t testing.TB, e Engine, msg []byte) []byte {
 		re = reVLLMPrefix
 	case Generic:
 		re = rePythonPrefix
+	case LlamaCpp:
+		if m := reLlamaJSONL.FindSubmatch(msg); m != nil {
+			return m[1]
+		}
+		re = reLlamaPrefix
 	}
 	if re == nil {
 		return msg

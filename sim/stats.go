@@ -60,7 +60,7 @@ func (r *rankSim) statsStep() {
 
 	drafts := int64(math.Round(steps * float64(running)))
 	k := r.svc.Acceptance.DraftLen
-	var pos [enginelog.MaxDraft]int32
+	var pos [enginelog.MaxPositions]int32
 	accepted := int64(0)
 	if k > 0 && drafts > 0 {
 		accepted = positionCounts(&pos, k, c, drafts)
@@ -108,8 +108,21 @@ func (r *rankSim) statsStep() {
 // positionCounts fills pos with how many of drafts drafts were accepted at each of k positions
 // and returns their sum. Position i+1 can only be accepted after position i, so the rates fall
 // geometrically: p_i = ρ^i with Σ p_i = c − 1.
-func positionCounts(pos *[enginelog.MaxDraft]int32, k int, c float64, drafts int64) int64 {
-	want := c - 1
+func positionCounts(pos *[enginelog.MaxPositions]int32, k int, c float64, drafts int64) int64 {
+	rho := geomRatio(k, c-1)
+	total := int64(0)
+	p := 1.0
+	for i := range k {
+		p *= rho
+		pos[i] = int32(math.Round(float64(drafts) * p))
+		total += int64(pos[i])
+	}
+	return total
+}
+
+// geomRatio returns the ρ in [0, 1] whose powers ρ + ρ² + … + ρ^k come to want: the chance of
+// accepting each further draft token when k are drafted and want are accepted on average.
+func geomRatio(k int, want float64) float64 {
 	lo, hi := 0.0, 1.0
 	for range 40 {
 		mid := (lo + hi) / 2
@@ -124,12 +137,5 @@ func positionCounts(pos *[enginelog.MaxDraft]int32, k int, c float64, drafts int
 			hi = mid
 		}
 	}
-	total := int64(0)
-	p := 1.0
-	for i := range k {
-		p *= lo
-		pos[i] = int32(math.Round(float64(drafts) * p))
-		total += int64(pos[i])
-	}
-	return total
+	return lo
 }

@@ -24,8 +24,16 @@ type Truth struct {
 	Context, Running, Queue int
 	// StepSeconds is the GPU time of one step over the interval (what step_ms and total_ms
 	// print); CommitLen the mean tokens committed per request per step; TPS the generation
-	// throughput the engine computed. For llama.cpp lines they describe the finished request.
+	// throughput the engine computed. For llama.cpp's lines from print_timing to release they
+	// describe the finished request (below).
 	StepSeconds, CommitLen, TPS float64
+	// Steps, Drafts and MeanContext describe a llama.cpp request: its verify steps (G − 1 −
+	// accepted, G the tokens generated), how many of them drafted, and its mean context,
+	// n_tokens at release − (G − 1)/2 (Context rounds it). CommitLen is then (G − 1) / Steps,
+	// StepSeconds the eval time / Steps, TPS the (G − 1) / eval time the engine prints, and
+	// Running the most requests that ran at once during it, itself included.
+	Steps, Drafts int
+	MeanContext   float64
 	// AfterIdle marks a line whose interval contains idle time, so its TPS understates the
 	// batch's rate: keep it out of fits.
 	AfterIdle bool

@@ -10,6 +10,10 @@ import "time"
 // blocks are 16.
 const MaxDraft = 15
 
+// MaxPositions bounds llama.cpp's draft length instead: n-gram drafting (ngram-mod) drafts up
+// to 64 tokens, and its acc per pos list has one value per position.
+const MaxPositions = 64
+
 // Record holds the values one engine line prints. Which fields a line reads depends on its
 // Kind; the others are ignored.
 type Record struct {
@@ -24,18 +28,33 @@ type Record struct {
 	Depth               float64 // accepted depth written; differs from Commit−1 only under a fault
 	Iter                int64   // decode step counter
 
-	NewSeq, NewTok, Cached int     // SGLang prefill: admitted requests, new and cached tokens
+	NewSeq, NewTok, Cached int     // SGLang prefill: admitted requests, new and cached tokens (llama.cpp: cached)
 	InputTPS, PromptTPS    float64 // prefill and prompt throughput, tokens/s
 	Retracted              int     // SGLang: requests sent back to the queue
 
-	Drafts, Accepted, Drafted int64 // drafts proposed, draft tokens accepted, draft tokens drafted
-	Pos                       [MaxDraft]int32
-	Interval                  float64 // seconds the counts cover
-	CumAcc, CumDraft, CumEmit int64   // vLLM v0's cumulative counts
-	PrefixHit                 float64 // vLLM: prefix cache hit rate, %
+	Drafts, Accepted, Drafted int64               // drafts proposed, draft tokens accepted, draft tokens drafted
+	Pos                       [MaxPositions]int32 // drafts accepted at least i+1 tokens
+	Interval                  float64             // seconds the counts cover
+	CumAcc, CumDraft, CumEmit int64               // vLLM v0's cumulative counts
+	PrefixHit                 float64             // vLLM: prefix cache hit rate, %
 
-	Slot, Task, Prompt, Gen int     // llama.cpp: the finished request
-	PromptMs, EvalMs        float64 // llama.cpp: its prompt and generation time
+	// llama.cpp: the request in slot Slot. Prompt is the prompt tokens evaluated (Cached
+	// those its slot's cache held), Gen the tokens generated; Accepted, Drafted and Drafts its
+	// accepted and drafted tokens and the steps that drafted. Graphs counts the server's reused
+	// graphs; the statistics line reads Accepted, Drafted, Drafts and Pos as totals, beside
+	// Totals.
+	Slot, Task, Prompt, Gen int
+	PromptMs, EvalMs        float64 // its prompt and generation time
+	Graphs                  int64
+	Totals                  SpecTotals
+}
+
+// SpecTotals are llama.cpp's common_speculative counters since the server started, which its
+// statistics line prints beside the token counts.
+type SpecTotals struct {
+	Begins, DraftCalls, AcceptCalls int64   // #calls(b,g,a): requests begun, drafter calls, drafts verified
+	AccDrafts                       int64   // drafts that accepted at least one token
+	BeginMs, DraftMs, AcceptMs      float64 // dur(b,g,a)
 }
 
 // Writer is how one rank's engine is configured to log: what it prints around and inside the
@@ -49,8 +68,17 @@ type Writer struct {
 	PID    int    // vLLM: the process in "(APIServer pid=…)"
 
 	KVTokens       int // KV-cache capacity: usage figures are Ctx / KVTokens
-	DraftLen       int // draft tokens per step; 0 writes no acceptance fields
+	DraftLen       int // draft tokens per step (llama.cpp's n_max); 0 writes no acceptance fields
 	DecodeInterval int // decode steps a line covers (the space-separated generic style's counts)
+
+	// llama.cpp: Started is when the process started, the zero of its since-start prefix;
+	// JSONL frames each line as --log-jsonl does; Drafter names the implementation in the
+	// statistics line ("draft-simple", "ngram-mod"); Listen is the address "listening on"
+	// names, "" for llama-server's default.
+	Started time.Time
+	JSONL   bool
+	Drafter string
+	Listen  string
 }
 
 // AppendLine writes rec as w's engine would at t: logger prefix, then the message.
@@ -80,5 +108,6 @@ func (w *Writer) AppendLine(b []byte, t time.Time, rec *Record) []byte {
 	case Generic:
 		return w.appendCustom(w.AppendGenericPrefix(b, t), rec)
 	}
-	return w.appendLlama(b, rec)
+	b = w.AppendLlamaPrefix(b, t, 'I')
+	return w.AppendLlamaSuffix(w.appendLlama(b, rec))
 }

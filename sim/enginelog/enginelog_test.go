@@ -22,7 +22,7 @@ func ExampleWriter_AppendLine() {
 	vl := enginelog.Writer{Engine: enginelog.VLLM, Style: enginelog.VLLMSpecGen2, Rank: "Engine 000",
 		PID: 9120, KVTokens: 500000, DraftLen: 4}
 	rec = enginelog.Record{Kind: enginelog.LineSpec, Commit: 2.5, Drafts: 200, Accepted: 300,
-		Drafted: 800, Pos: [enginelog.MaxDraft]int32{120, 90, 60, 30}, Interval: 10}
+		Drafted: 800, Pos: [enginelog.MaxPositions]int32{120, 90, 60, 30}, Interval: 10}
 	fmt.Println(string(vl.AppendLine(nil, at, &rec)))
 	// Output:
 	// [2026-11-20 09:00:01 DP0 TP0] Decode batch, #running-req: 8, #token: 120000, token usage: 0.24, accept len: 4.25, accept rate: 0.46, cuda graph: True, gen throughput (token/s): 812.50, #queue-req: 2

@@ -95,8 +95,8 @@ type Prefix int
 // Prefix layouts.
 const (
 	// PrefixEngine is the engine's usual layout: SGLang "[2026-11-20 09:00:01 TP0] ", vLLM
-	// "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] ", none for llama.cpp, Python's
-	// default layout for generic builds.
+	// "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] ", llama.cpp's time since the
+	// process started and level, "0.05.071.041 I ", Python's default layout for generic builds.
 	PrefixEngine Prefix = iota
 	// PrefixMillis: SGLang with milliseconds, "[2026-11-20 09:00:01.123 TP0] ".
 	PrefixMillis
@@ -115,21 +115,24 @@ type LineKind uint8
 
 // Engine line kinds.
 const (
-	LineDecode  LineKind = iota + 1 // SGLang "Decode batch"
-	LinePrefill                     // SGLang "Prefill batch"
-	LineRetract                     // SGLang "KV cache pool is full. Retract requests."
-	LineStartup                     // SGLang DFLASH / DDTree initialisation
-	LineProfile                     // "[DFLASH profile] … total_ms=…"
-	LineCustom                      // "avg_commit_len=…" key=value statistics
-	LineStats                       // vLLM engine line ("Avg generation throughput")
-	LineSpec                        // vLLM "SpecDecoding metrics" / v0 "Speculative metrics"
-	LineTiming                      // llama.cpp print_timing lines
-	LineDraft                       // llama.cpp "draft acceptance rate"
+	LineDecode     LineKind = iota + 1 // SGLang "Decode batch"
+	LinePrefill                        // SGLang "Prefill batch"
+	LineRetract                        // SGLang "KV cache pool is full. Retract requests."
+	LineStartup                        // SGLang DFLASH / DDTree initialisation, llama.cpp "listening on"
+	LineProfile                        // "[DFLASH profile] … total_ms=…"
+	LineCustom                         // "avg_commit_len=…" key=value statistics
+	LineStats                          // vLLM engine line ("Avg generation throughput")
+	LineSpec                           // vLLM "SpecDecoding metrics" / v0 "Speculative metrics"
+	LineTiming                         // llama.cpp print_timing: prompt eval, eval, total time, graphs (Sub 0–4)
+	LineDraft                          // llama.cpp "draft acceptance = … mean len = …"
+	LineSlot                           // llama.cpp slot launched (Sub 0), released (1), all idle (2)
+	LinePositions                      // llama.cpp "acc per pos = (…)" (-lv 4)
+	LineStatistics                     // llama.cpp common_speculative "statistics" totals (-lv 4)
 	numLineKinds
 )
 
 var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
-	"custom", "stats", "spec", "timing", "draft"}
+	"custom", "stats", "spec", "timing", "draft", "slot", "positions", "statistics"}
 
 func (k LineKind) String() string {
 	if k == 0 || k >= numLineKinds {

@@ -20,7 +20,7 @@ type Kind uint8
 
 // Noise kinds; an item of one kind writes Lines records.
 const (
-	Access       Kind = iota // uvicorn / llama-server access log
+	Access       Kind = iota // uvicorn access log (llama-server: its slot selection)
 	Health                   // health probes
 	Chatter                  // the engine's own marker-free log lines
 	NCCL                     // NCCL and CUDA start-up chatter
@@ -84,15 +84,12 @@ func chatter(e enginelog.Engine) []string {
 		return chatterSGLang
 	case enginelog.VLLM:
 		return chatterVLLM
-	case enginelog.LlamaCpp:
-		return chatterLlama
 	}
 	return chatterGeneric
 }
 
 var chatterSGLang = []string{"Cache flushed successfully!", "The server is fired up and ready to roll!", "Receive: obj=GenerateReqInput(rid='5f1c')", "Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=21.37 GB, mem usage=16.04 GB."}
 var chatterVLLM = []string{"Added request chatcmpl-9b2e41.", "Detected the chat template content format to be 'string'. You can set `--chat-template-content-format` to override this.", "Finished request chatcmpl-9b2e41.", "Aborted request chatcmpl-77d0c3."}
-var chatterLlama = []string{"slot launch_slot_: id  0 | task 7 | processing task", "srv  update_slots: all slots are idle", "slot update_slots: id  0 | task 7 | new prompt, n_ctx_slot = 32768, n_keep = 0, n_prompt_tokens = 913", "srv  cancel_tasks: cancel task, id_task = 7"}
 var chatterGeneric = []string{"tree cache rebuilt, nodes=64", "draft model warm-up done in 3.2 s", "request 77d0c3 finished", "verify kernel autotuned: 12 configs"}
 
 // Unit is another unit on a GPU host and a line it writes.
@@ -127,13 +124,13 @@ type Process struct {
 func Append(b []byte, p *Process, k Kind, i int, pick uint32, tm time.Time, f transport.Format) []byte {
 	w := p.Writer
 	e := w.Engine
+	if e == enginelog.LlamaCpp {
+		if out, ok := appendLlama(b, w, k, pick, tm); ok {
+			return out
+		}
+	}
 	port := int64(32768 + pick%28000)
 	access := func(b []byte, req string) []byte {
-		if e == enginelog.LlamaCpp {
-			b = append(b, "srv  log_server_r: request: "...)
-			b = append(b, req...)
-			return append(b, " 127.0.0.1 200"...)
-		}
 		if e == enginelog.VLLM && w.Prefix != enginelog.PrefixBare {
 			b = w.AppendProcessTag(b, p.PID)
 		}
@@ -145,11 +142,8 @@ func Append(b []byte, p *Process, k Kind, i int, pick uint32, tm time.Time, f tr
 	}
 	switch k {
 	case Access:
-		switch e {
-		case enginelog.VLLM:
+		if e == enginelog.VLLM {
 			return access(b, "POST /v1/chat/completions")
-		case enginelog.LlamaCpp:
-			return access(b, "POST /completion")
 		}
 		return access(b, "POST /generate")
 	case Health:
@@ -166,9 +160,6 @@ func Append(b []byte, p *Process, k Kind, i int, pick uint32, tm time.Time, f tr
 		}
 		return append(b, msg...)
 	case NCCL:
-		if e == enginelog.LlamaCpp {
-			return append(b, "llama_kv_cache: CUDA0 KV buffer size =  4608.00 MiB"...)
-		}
 		b = append(b, p.Host...)
 		b = append(b, ':')
 		b = appendtext.Int(b, int64(p.PID))
@@ -183,14 +174,8 @@ func Append(b []byte, p *Process, k Kind, i int, pick uint32, tm time.Time, f tr
 		if i == 1 {
 			return append(b, "  warnings.warn("...)
 		}
-		if e == enginelog.LlamaCpp {
-			return append(b, "srv  params_from_: Chat format: Hermes 2 Pro"...)
-		}
 		return append(b, "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()."...)
 	case Traceback:
-		if e == enginelog.LlamaCpp {
-			return append(b, "srv    send_error: task id = 7, error: the request exceeds the available context size, try increasing it"...)
-		}
 		return append(b, traceback[i]...)
 	case ServerAccess, ToolParser:
 		return appendServerNoise(b, k, tm, port, pick)
