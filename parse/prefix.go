@@ -49,7 +49,14 @@ func prefix(b []byte, s *Sample) {
 			case fISO, fBracket, fPyLog:
 				done |= kind
 			default:
-				return
+				// llama.cpp's "0.05.071.041 I ": the time since the engine started.
+				t = Stamp{}
+				k, ok := stamp.SinceStartAt(b, i, &t)
+				if !ok || done&fSince != 0 {
+					return
+				}
+				done |= fSince
+				j = k
 			}
 			s.Stamp.Offer(t)
 			i = j
@@ -93,6 +100,7 @@ const (
 	fLevel
 	fBracket
 	fPyLog
+	fSince
 )
 
 // digitPrefix handles the prefixes that start with a date: docker's RFC 3339 timestamp,

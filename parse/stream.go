@@ -17,6 +17,11 @@ type StreamOptions struct {
 	// year-less stamp before any dated one that would fall more than a day after it is in the
 	// year before (a log begun in December and last written in January).
 	Latest time.Time
+	// Origin, when set, is when the engine whose since-start stamps the input carries
+	// (llama.cpp's "0.05.071.041", --log-jsonl's "time") started: analyze's --start-time, or a
+	// file's modification time less the stamps' span. Unset, such a line is placed by its
+	// arrival (ResolveArrived); see sincestart.go.
+	Origin time.Time
 }
 
 // Stream completes samples with what surrounds them in one input: the journal entry's own
@@ -34,6 +39,7 @@ type Stream struct {
 	key        []byte
 	utcDay     civilDay // the day of the latest absolute stamp, see absTime
 	summary    summaryJoin
+	since      sinceStart // llama.cpp's since-start stamps (sincestart.go)
 }
 
 // maxEngines bounds the memory of which vLLM engine each process logged last.
@@ -57,6 +63,9 @@ func NewStream(opts StreamOptions) *Stream {
 	st := &Stream{loc: loc, year: year}
 	if !opts.Latest.IsZero() {
 		st.latest = opts.Latest.UnixNano()
+	}
+	if !opts.Origin.IsZero() {
+		st.since.origin, st.since.hasOrigin = opts.Origin.UnixMicro(), true
 	}
 	return st
 }
@@ -94,6 +103,8 @@ func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 		if ok = s.Stamp.Year >= minYear && s.Stamp.Year <= maxYear; ok {
 			s.Time = st.stampTime(&s.Stamp)
 		}
+	case s.Stamp.Prec == PrecRelative || s.Stamp.Prec == PrecNone && st.lastTime == 0 && st.since.clock.Lines > 0:
+		s.Time, ok = st.sinceStartTime(&s.Stamp)
 	default:
 		s.Time = st.stampTime(&s.Stamp)
 	}

@@ -9,11 +9,14 @@ import "github.com/specwatch/specwatch/parse/internal/lex"
 type Precision uint8
 
 const (
-	PrecNone     Precision = iota
-	PrecTime               // "13:02:11": date from the surrounding input
-	PrecYearless           // "Nov 20 09:00:01", "11-20 09:00:01": year from the surrounding input
-	PrecLocal              // full date in the host's local zone
-	PrecAbsolute           // full date with a UTC offset
+	PrecNone Precision = iota
+	// PrecRelative is a time since the engine started (llama.cpp's "0.05.071.041"): Min, Sec
+	// and Nano hold it, and only an anchor from outside the line makes it a date (Stream).
+	PrecRelative
+	PrecTime     // "13:02:11": date from the surrounding input
+	PrecYearless // "Nov 20 09:00:01", "11-20 09:00:01": year from the surrounding input
+	PrecLocal    // full date in the host's local zone
+	PrecAbsolute // full date with a UTC offset
 )
 
 // Stamp is a timestamp as written, broken down, so that year-less and date-less forms can be
