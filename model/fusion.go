@@ -8,10 +8,10 @@ import (
 )
 
 // takeCommit reports whether the sample's acceptance figures feed the series (the rule is in
-// model/internal/fusion). On the move to the counters the line-kind choice starts again, so
-// the counters' sample kind decides it.
+// model/internal/fusion: the counters, llama.cpp's logs). On the move to the better source the
+// line-kind choice starts again, so that source's sample kind decides it.
 func (se *Series) takeCommit(s *parse.Sample) bool {
-	ok, moved := se.fus.Commit.Take(s.Source, parse.SourceMetrics)
+	ok, moved := se.fus.Commit.Take(s.Source, fusion.CommitFrom(s.Engine))
 	if moved {
 		se.commitSrc = srcNone
 	}
@@ -51,12 +51,21 @@ type EventJSON struct {
 	Kind   string    `json:"kind"`
 	Time   time.Time `json:"time"`
 	Detail string    `json:"detail"`
+	src    parse.Source
 }
 
-// event records what an event sample says; restarts are the only events kept.
+// event records what an event sample says; restarts are the only events kept. A restart the
+// other source saw within restartQuiet is the same one (the log's start-up line, then the
+// counters at the next scrape), not a second.
 func (se *Series) event(s *parse.Sample) {
 	if s.Event != parse.EventRestart {
 		return
+	}
+	if n := len(se.events); n > 0 {
+		last := &se.events[n-1]
+		if d := s.Time - last.Time.UnixNano(); last.src != s.Source && d < restartQuiet && d > -restartQuiet {
+			return
+		}
 	}
 	if len(se.events) == maxEvents {
 		copy(se.events, se.events[1:])
@@ -66,7 +75,7 @@ func (se *Series) event(s *parse.Sample) {
 	if s.Source != parse.SourceMetrics {
 		detail = "the engine logged its start-up line: it (re)started"
 	}
-	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(), Detail: detail})
+	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(), Detail: detail, src: s.Source})
 	se.restarts++
 }
 
@@ -74,6 +83,9 @@ func (se *Series) event(s *parse.Sample) {
 func (se *Series) fusionReport(r *SeriesReport) {
 	se.positionReport(r)
 	r.Events = append([]EventJSON(nil), se.events...)
+	for i := range r.Events {
+		r.Events[i].src = 0 // the report says it in Detail, and equals its JSON round trip
+	}
 	if se.fus.Saw(parse.SourceMetrics) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
@@ -81,7 +93,11 @@ func (se *Series) fusionReport(r *SeriesReport) {
 		if r.Explanation != "" {
 			r.Explanation += " "
 		}
-		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (its counters went back).", se.restarts,
-			se.events[len(se.events)-1].Time.Format(time.RFC3339))
+		last := se.events[len(se.events)-1]
+		why := "its counters went back"
+		if last.src != parse.SourceMetrics {
+			why = "it logged its start-up"
+		}
+		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (%s).", se.restarts, last.Time.Format(time.RFC3339), why)
 	}
 }

@@ -15,6 +15,10 @@ type prev struct {
 	// moved, not from the last scrape.
 	vCalls, vGen float64
 	vOK          bool
+	// The start of llama.cpp's interval, likewise the last scrape that gave its figures
+	// (llamacpp.go).
+	lStart reading
+	lOK    bool
 }
 
 // reset reports whether any counter the two readings share went down: the engine restarted
@@ -55,9 +59,28 @@ func delta(a, b *reading, s slot) (float64, bool) {
 // would; the other engines one decode sample with everything, as SGLang's decode line has.
 // Counters yield figures only over an interval with a start and no reset; gauges are the value
 // as of the scrape. A reset (the engine restarted) yields an event sample first, and no figure
-// from the counters: the interval starts again at this scrape.
+// from the counters: the interval starts again at this scrape. llama.cpp has rules of its own
+// (llamaSample).
 func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*parse.Sample)) []parse.Sample {
-	var dec, spec, ev parse.Sample
+	restarted := p.ok && reset(&p.r, cur)
+	var ev parse.Sample
+	if restarted {
+		fill(&ev)
+		ev.Kind, ev.Event = parse.KindEvent, parse.EventRestart
+	}
+	if engine == parse.EngineLlamaCpp {
+		out := make([]parse.Sample, 0, 2)
+		if restarted {
+			out = append(out, ev)
+		}
+		var s parse.Sample
+		fill(&s)
+		if llamaSample(p, cur, restarted, &s) {
+			out = append(out, s)
+		}
+		return out
+	}
+	var dec, spec parse.Sample
 	dec.Kind, spec.Kind = parse.KindDecode, parse.KindSpec
 	fill(&dec)
 	fill(&spec)
@@ -85,11 +108,6 @@ func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*par
 		counts.Set(parse.Commit, c)
 	}
 
-	restarted := p.ok && reset(&p.r, cur)
-	if restarted {
-		fill(&ev)
-		ev.Kind, ev.Event = parse.KindEvent, parse.EventRestart
-	}
 	secs := float64(t-p.t) / 1e9
 	if p.ok && secs > 0 && !restarted {
 		intervalCounts(&p.r, cur, secs, &dec, counts)

@@ -30,8 +30,13 @@ type reading struct {
 	has    uint32 // bit per slot
 	vals   [numSlots]float64
 	perPos [parse.MaxPerPosition]float64
-	nPos   int // positions 0..nPos-1 were seen
+	nPos   int    // positions 0..nPos-1 were seen
+	posSet uint64 // bit per position seen
+	posBad bool   // a position past the bound, or seen twice
 }
+
+// The position bits fit the bound.
+var _ [64 - parse.MaxPerPosition]struct{}
 
 func (r *reading) set(s slot, v float64) { r.has |= 1 << s; r.vals[s] = v }
 
@@ -79,6 +84,7 @@ func Decode(body []byte, contentType string, r *Readings) error {
 		err := dec.Decode(&mf)
 		if errors.Is(err, io.EOF) {
 			r.sglangRanks()
+			r.checkPositions()
 			return nil
 		}
 		if err != nil {
@@ -144,13 +150,28 @@ func (r *Readings) add(m metric, mt *dto.Metric) {
 		return
 	}
 	pos, err := strconv.Atoi(get("position"))
-	if err != nil || pos < 0 || pos >= parse.MaxPerPosition {
-		r.Dropped++
+	if err != nil || pos < 0 || pos >= parse.MaxPerPosition || rd.posSet&(1<<pos) != 0 {
+		rd.posBad = true
 		return
 	}
 	rd.has |= 1 << slotPerPos
 	rd.perPos[pos] = v
+	rd.posSet |= 1 << pos
 	rd.nPos = max(rd.nPos, pos+1)
+}
+
+// checkPositions drops a rank's per-position list unless it is whole: positions 0 .. n−1 once
+// each, none past parse.MaxPerPosition. A cut list would name a shorter draft than the one
+// configured, and a gap would read as a position that accepts nothing.
+func (r *Readings) checkPositions() {
+	for _, rd := range r.ranks {
+		if !rd.posBad && rd.posSet == 1<<rd.nPos-1 {
+			continue // whole, or no list
+		}
+		r.Dropped++
+		rd.has &^= 1 << slotPerPos
+		rd.perPos, rd.nPos = [parse.MaxPerPosition]float64{}, 0
+	}
 }
 
 // value is a counter's, gauge's or untyped sample's value, if finite.

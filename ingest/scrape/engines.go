@@ -27,13 +27,15 @@ const (
 	slotEfficiency               // gauge: emitted / the most a step could emit (vLLM v0)
 	slotVerifyCalls              // counter: verify steps, added when a request finishes (SGLang)
 	slotReqGenTokens             // counter: generated tokens, added when a request finishes (SGLang)
+	slotGenSeconds               // counter: seconds spent generating, added when a request finishes (llama.cpp)
 	numSlots
 )
 
 // isCounter reports whether a slot is a cumulative counter (deltas) rather than a gauge.
 func (s slot) isCounter() bool {
 	switch s {
-	case slotDrafts, slotAccepted, slotDraftTokens, slotGenTokens, slotPerPos, slotEmitted, slotVerifyCalls, slotReqGenTokens:
+	case slotDrafts, slotAccepted, slotDraftTokens, slotGenTokens, slotPerPos, slotEmitted, slotVerifyCalls, slotReqGenTokens,
+		slotGenSeconds:
 		return true
 	}
 	return false
@@ -73,17 +75,17 @@ var metrics = map[string]metric{
 	// pull request 26389 (merged 2026-08), "matching the vLLM counter schema": counters
 	// spec_decode_num_drafts, _num_draft_tokens, _num_accepted_tokens and
 	// _num_accepted_tokens_per_pos{position}, the last absent until a speculative request has
-	// completed. The pull request's description and README table spell them without _total,
-	// builds of the same code with it (the server's other counters, n_decode_total,
-	// tokens_predicted_seconds_total, end in _total), so both spellings match here. No labels
-	// but position: one llama-server is one rank.
+	// completed and then one per draft position (0 .. draft max − 1). The pull request spells
+	// them without _total, Debian's 0.7.0 (build 11669) with it, as the server's other counters;
+	// both spellings match here. No labels but position: one llama-server is one rank. Every
+	// counter moves only when a request finishes, and _num_drafts counts the verify steps that
+	// carried a draft, whatever its help text says (llamacpp.go).
 	"llamacpp:spec_decode_num_drafts":                  {parse.EngineLlamaCpp, slotDrafts},
 	"llamacpp:spec_decode_num_draft_tokens":            {parse.EngineLlamaCpp, slotDraftTokens},
 	"llamacpp:spec_decode_num_accepted_tokens":         {parse.EngineLlamaCpp, slotAccepted},
 	"llamacpp:spec_decode_num_accepted_tokens_per_pos": {parse.EngineLlamaCpp, slotPerPos},
 	"llamacpp:tokens_predicted":                        {parse.EngineLlamaCpp, slotGenTokens},
-	"llamacpp:requests_processing":                     {parse.EngineLlamaCpp, slotRunning},
-	"llamacpp:requests_deferred":                       {parse.EngineLlamaCpp, slotQueue},
+	"llamacpp:tokens_predicted_seconds":                {parse.EngineLlamaCpp, slotGenSeconds},
 
 	// SGLang (--enable-metrics): python/sglang/srt/metrics/collector.py, gauges in
 	// multiprocess mode "mostrecent"; labels model_name, tp_rank, pp_rank, dp_rank, engine_type.

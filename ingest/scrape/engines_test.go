@@ -3,6 +3,7 @@ package scrape
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -114,15 +115,16 @@ func TestVLLMV0(t *testing.T) {
 	near(t, "v0 commit length from the gauges", s.Value(parse.Commit), 4, 1e-9)
 }
 
-// TestLlamaCppNames: the names as ggml-org/llama.cpp pull request 26389 spells them (no
-// _total), and the per-position family absent before a speculative request completed.
+// TestLlamaCppNames: the speculative counters as ggml-org/llama.cpp pull request 26389 spells
+// them (no _total), and the per-position family absent before a speculative request completed.
 func TestLlamaCppNames(t *testing.T) {
-	body := func(drafts, tokens, acc float64, perPos ...float64) string {
+	body := func(drafts, tokens, acc, gen, secs float64, perPos ...float64) string {
 		var b strings.Builder
 		for _, c := range []struct {
 			name string
 			v    float64
-		}{{"spec_decode_num_draft_tokens", tokens}, {"spec_decode_num_accepted_tokens", acc}, {"spec_decode_num_drafts", drafts}} {
+		}{{"spec_decode_num_draft_tokens", tokens}, {"spec_decode_num_accepted_tokens", acc}, {"spec_decode_num_drafts", drafts},
+			{"tokens_predicted_total", gen}, {"tokens_predicted_seconds_total", secs}} {
 			fmt.Fprintf(&b, "# HELP llamacpp:%s x\n# TYPE llamacpp:%s counter\nllamacpp:%s %s\n", c.name, c.name, c.name, cppFloat(c.v))
 		}
 		if len(perPos) > 0 {
@@ -136,20 +138,24 @@ func TestLlamaCppNames(t *testing.T) {
 	ep := newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL})
-	for i, b := range []string{body(0, 0, 0), body(100, 300, 150, 70, 50, 30), body(200, 600, 290, 140, 95, 55)} {
+	for i, b := range []string{body(0, 0, 0, 0, 0), body(100, 300, 150, 250, 2.5, 70, 50, 30), body(200, 600, 290, 500, 5, 140, 95, 55)} {
 		ep.serve(b)
 		if err := src.Scrape(context.Background(), 0); err != nil {
 			t.Fatal(err)
 		}
 		clk.advance(every)
 		got := sk.take()
-		if i < 2 {
-			continue // the first interval has no per-position start
+		if i == 0 {
+			continue // the first scrape starts the interval
 		}
-		s := one(t, got, parse.KindDecode)
-		near(t, "commit length", s.Value(parse.Commit), 1+140.0/100, 1e-9)
-		if s.NPos != 3 || s.PerPos[0] != 0.7 || s.PerPos[2] != 0.25 {
-			t.Errorf("per position %v", s.PerPos[:s.NPos])
+		s := one(t, got, parse.KindSpec)
+		near(t, "tok/s", s.Value(parse.GenTPS), 100, 1e-9)
+		want := []float64{0.7, 0.5, 0.3} // the start had no list and nothing accepted: all 0
+		if i == 2 {
+			want = []float64{0.7, 0.45, 0.25}
+		}
+		if s.Has(parse.Commit) || s.NPos != 3 || math.Abs(s.PerPos[1]-want[1]) > 1e-9 || math.Abs(s.PerPos[2]-want[2]) > 1e-9 {
+			t.Errorf("scrape %d: commit %v, per position %v, want none and %v", i, s.Has(parse.Commit), s.PerPos[:s.NPos], want)
 		}
 	}
 }

@@ -118,12 +118,13 @@ func sglangText(ranks ...sglangRank) string {
 
 // llamaCppText is llama-server's /metrics (tools/server): "llamacpp:" + name, C++ stream
 // formatting (%g-like, six significant digits).
-func llamaCppText(drafts, draftTokens, accepted, predicted float64, perPos []float64) string {
+func llamaCppText(drafts, draftTokens, accepted, predicted, seconds float64, perPos []float64) string {
 	var b strings.Builder
 	item := func(typ, name, help string, v float64) {
 		fmt.Fprintf(&b, "# HELP llamacpp:%s %s\n# TYPE llamacpp:%s %s\nllamacpp:%s %s\n", name, help, name, typ, name, cppFloat(v))
 	}
 	item("counter", "tokens_predicted_total", "Number of generation tokens processed.", predicted)
+	item("counter", "tokens_predicted_seconds_total", "Total time spent generating tokens", seconds)
 	item("counter", "n_decode_total", "Total number of llama_decode() calls", drafts)
 	item("counter", "spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated", draftTokens)
 	item("counter", "spec_decode_num_accepted_tokens_total", "Speculative: Total draft tokens accepted by the target model", accepted)

@@ -13,7 +13,7 @@ func FuzzDecode(f *testing.F) {
 		vllm{drafts: 10, draftTokens: 30, accepted: 20, perPos: []float64{9, 7, 4}, running: 2}.text(),
 		vllm{drafts: 10, draftTokens: 30, accepted: 20, running: 2}.openMetrics(),
 		sglangText(sglangRank{1, 2, 3.5, 0.6, 5, 99}),
-		llamaCppText(10, 40, 20, 50, []float64{10, 6, 3, 1}),
+		llamaCppText(10, 40, 20, 50, 0.75, []float64{10, 6, 3, 1}),
 		trtllmText(30, 20, 1.7),
 		"vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"99\"} 1\n",
 		"vllm:num_requests_running{engine=\"-1\"} -Inf\n",

@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,9 +36,10 @@ type Target struct {
 	URL      string
 	Interval time.Duration
 	Timeout  time.Duration
-	// Labels: "host" overrides the host taken from the URL; "unit", "container", "namespace"
-	// and "pod" set those parts of the series key, so that the series joins the one the
-	// engine's logs make (same host, unit, container, engine and rank).
+	// Labels: "host" overrides the host taken from the URL (Options.LocalHost for a loopback
+	// URL); "unit", "container", "namespace" and "pod" set those parts of the series key, so
+	// that the series joins the one the engine's logs make (same host, unit, container, engine
+	// and rank).
 	Labels map[string]string
 	// BearerToken, or Username and Password (basic auth), if the endpoint wants either.
 	BearerToken        string
@@ -73,6 +76,10 @@ type Options struct {
 	// Client does the requests; nil builds one that follows no redirects.
 	Client       *http.Client
 	MaxBodyBytes int64 // 0: DefaultMaxBodyBytes
+	// LocalHost is the host of a target on loopback (localhost, 127.0.0.0/8, ::1) without a
+	// host label: the engine runs on this machine, whose logs name it so, never "127.0.0.1".
+	// Empty: the URL's host.
+	LocalHost string
 	// Warn is told of a target's first failure (at the start or after a success) and of its
 	// recovery; the failures in between are only counted.
 	Warn func(target, msg string, err error)
@@ -134,8 +141,11 @@ func New(o Options) (*Source, error) {
 			c.Transport = tr
 			tg.client = &c
 		}
-		if h := t.Labels["host"]; h != "" {
+		switch h := t.Labels["host"]; {
+		case h != "":
 			tg.host = h
+		case o.LocalHost != "" && loopback(tg.host):
+			tg.host = o.LocalHost
 		}
 		s.targets = append(s.targets, tg)
 		if o.Metrics != nil {
@@ -219,6 +229,12 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 		m.resets.WithLabelValues(t.name).Add(float64(resets))
 	}
 	return nil
+}
+
+// loopback reports whether a URL's host names this machine's loopback interface.
+func loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()
 }
 
 // errSize marks a body past the bound.

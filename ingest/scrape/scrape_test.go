@@ -189,8 +189,8 @@ func TestLlamaCppAndTRTLLM(t *testing.T) {
 		clk.advance(every)
 		return sk.take()
 	}
-	step(llamaCppText(4000, 16000, 6000, 20000, []float64{3000, 2000, 700, 300}), trtllmText(9000, 5000, 2.1))
-	got := step(llamaCppText(4500, 18000, 6900, 21400, []float64{3350, 2300, 850, 400}), trtllmText(9900, 5600, 2.2))
+	step(llamaCppText(4000, 16000, 6000, 20000, 100, []float64{3000, 2000, 700, 300}), trtllmText(9000, 5000, 2.1))
+	got := step(llamaCppText(4500, 18000, 6900, 21400, 110, []float64{3350, 2300, 850, 400}), trtllmText(9900, 5600, 2.2))
 	var l, r parse.Sample
 	for _, s := range got {
 		switch s.Engine {
@@ -200,13 +200,13 @@ func TestLlamaCppAndTRTLLM(t *testing.T) {
 			r = s
 		}
 	}
-	near(t, "llama.cpp commit length", l.Value(parse.Commit), 1+900.0/500, 0.005)
-	near(t, "llama.cpp generation tokens/s", l.Value(parse.GenTPS), 1400.0/5, 1e-9)
-	if l.NPos != 4 || math.Abs(l.PerPos[0]-350.0/500) > 1e-9 {
-		t.Errorf("llama.cpp per position: %d %v", l.NPos, l.PerPos[:l.NPos])
+	if l.Kind != parse.KindSpec || l.Has(parse.Commit) || l.Has(parse.Running) {
+		t.Errorf("llama.cpp: a %s sample, commit %v, running %v: want a spec sample without either", l.Kind, l.Has(parse.Commit), l.Has(parse.Running))
 	}
-	if l.Value(parse.Running) != 2 || string(l.Rank) != "" {
-		t.Errorf("llama.cpp running %v rank %q", l.Value(parse.Running), l.Rank)
+	near(t, "llama.cpp generation tokens/s (engine time)", l.Value(parse.GenTPS), 1400.0/10, 1e-9)
+	near(t, "llama.cpp accept rate", l.Value(parse.AcceptRate), 900.0/2000, 1e-9)
+	if l.NPos != 4 || math.Abs(l.PerPos[0]-350.0/500) > 1e-9 || string(l.Rank) != "" {
+		t.Errorf("llama.cpp per position: %d %v, rank %q", l.NPos, l.PerPos[:l.NPos], l.Rank)
 	}
 	if r.Value(parse.Commit) != 2.2 || r.Value(parse.Accepted) != 600 || r.Value(parse.Drafted) != 900 {
 		t.Errorf("TensorRT-LLM: commit %v accepted %v drafted %v", r.Value(parse.Commit), r.Value(parse.Accepted), r.Value(parse.Drafted))

@@ -3,9 +3,13 @@
 // taking a figure from both would count every step twice; each figure comes from the source
 // that states it best:
 //   - acceptance (commit length, accept rate, per position): the counters, which are exact
-//     over each interval, where log lines print rounded averages (and some never print it);
-//   - step time and context: the logs, whose lines are as frequent as the engine prints and
-//     name the context (SGLang #token) where /metrics has only gauges as of the scrape.
+//     over each interval, where log lines print rounded averages (and some never print it).
+//     llama.cpp's commit length and accept rate come from its logs: its counters count no
+//     verify steps (ingest/scrape gives it no commit length), each request's lines do;
+//   - step time, context and measured tok/s (a step point carries all three): the logs,
+//     whose lines are as frequent as the engine prints and name the context (SGLang #token)
+//     where /metrics has only gauges as of the scrape. llama.cpp's requests state their tok/s
+//     by the engine's clock, the one its tokens_predicted_seconds counter adds up.
 //
 // A figure starts with whichever source gives it first and moves, once, to the better source
 // when that one appears; it never moves back (a scrape that fails for a while does not hand
@@ -33,6 +37,15 @@ func (f *Figure) Take(src, better parse.Source) (ok, moved bool) {
 	}
 	*f = Figure(src)
 	return true, moved
+}
+
+// CommitFrom is the source whose acceptance figures (commit length, accept rate) win for
+// engine e.
+func CommitFrom(e parse.Engine) parse.Source {
+	if e == parse.EngineLlamaCpp {
+		return parse.SourceLog
+	}
+	return parse.SourceMetrics
 }
 
 // Name is the source's name, "logs" or "metrics", or empty for None.

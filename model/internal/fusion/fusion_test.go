@@ -1,0 +1,35 @@
+package fusion
+
+import (
+	"testing"
+
+	"github.com/specwatch/specwatch/parse"
+)
+
+// TestCommitFrom: acceptance moves once to the counters, except llama.cpp's, which moves to
+// the logs (its counters count no verify steps) and never back.
+func TestCommitFrom(t *testing.T) {
+	for _, c := range []struct {
+		engine parse.Engine
+		want   string
+	}{{parse.EngineVLLM, "metrics"}, {parse.EngineSGLang, "metrics"}, {parse.EngineLlamaCpp, "logs"}} {
+		for _, first := range []parse.Source{parse.SourceLog, parse.SourceMetrics} {
+			ch := New()
+			better := CommitFrom(c.engine)
+			other := parse.SourceLog + parse.SourceMetrics - first
+			if ok, _ := ch.Commit.Take(first, better); !ok {
+				t.Errorf("%s: the first source (%s) refused", c.engine, first)
+			}
+			ch.Commit.Take(other, better)
+			for _, src := range []parse.Source{first, other} {
+				ok, moved := ch.Commit.Take(src, better)
+				if ok != (src.String() == c.want) || moved {
+					t.Errorf("%s, %s first: %s takes %v (moved %v), want only %s", c.engine, first, src, ok, moved, c.want)
+				}
+			}
+			if ch.Commit.Name() != c.want {
+				t.Errorf("%s, %s first: commit from %s, want %s", c.engine, first, ch.Commit.Name(), c.want)
+			}
+		}
+	}
+}
