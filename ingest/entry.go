@@ -12,6 +12,11 @@ type Entry struct {
 	// (journald's __REALTIME_TIMESTAMP). Zero when the source has no timestamp of its own (raw
 	// engine output, journalctl -o cat or short text); parse then takes the time from the line.
 	Time int64
+	// Arrival is when a live source read the record, in Unix microseconds (its injected
+	// clock); zero when the source does not say (a file read to its end, the journal, whose
+	// entries have Time). It places lines whose only stamp counts from the engine's start
+	// (llama.cpp's "0.05.071.041") when Time is zero; it never replaces a stamp that is a date.
+	Arrival int64
 	// Host is _HOSTNAME; empty when unknown.
 	Host []byte
 	// Unit is _SYSTEMD_UNIT, or SYSLOG_IDENTIFIER when the entry has no unit; empty when unknown.

@@ -21,6 +21,7 @@ import (
 type analyzeConfig struct {
 	format       string
 	since, until time.Time
+	startTime    time.Time // --start-time: when the engine whose lines count from its start started
 	loc          *time.Location
 	maxSeries    int
 	journalDir   string
@@ -32,7 +33,7 @@ type analyzeConfig struct {
 }
 
 // analyzeFlags declares analyze's flags (demo --once shares the format's).
-func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeConfig) (since, until, tz *string) {
+func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeConfig) (since, until, tz, start *string) {
 	c.Flag("format", "report format: text, json or html (self-contained, with plots)").Default("text").EnumVar(&cfg.format, "text", "json", "html")
 	for _, fl := range []struct {
 		name, old, help, def string
@@ -63,14 +64,15 @@ func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeC
 	}
 	since = c.Flag("since", "only samples at or after this time (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)").PlaceHolder("TIME").String()
 	until = c.Flag("until", "only samples before this time").PlaceHolder("TIME").String()
+	start = c.Flag("start-time", "when the engine started, for lines stamped with the time since (llama.cpp's 0.05.071.041, --log-jsonl); default: a file's last such line is at its modification time").PlaceHolder("TIME").String()
 	tz = c.Flag("timezone", "zone of timestamps written without one (SGLang, vLLM, journalctl short)").Default("Local").String()
 	alias(c, g, stderr, "tz", "timezone").StringVar(tz)
 	c.Flag("model.max-series", "cap on distinct series").Default(strconv.Itoa(model.DefaultMaxSeries)).IntVar(&cfg.maxSeries)
 	alias(c, g, stderr, "max-series", "model.max-series").IntVar(&cfg.maxSeries)
-	return since, until, tz
+	return since, until, tz, start
 }
 
-func (c *analyzeConfig) validate(since, until, tz string) error {
+func (c *analyzeConfig) validate(since, until, tz, start string) error {
 	if c.format != "text" && c.format != "json" && c.format != "html" {
 		return fmt.Errorf("--format %q: want text, json or html: %w", c.format, errUsage)
 	}
@@ -85,23 +87,29 @@ func (c *analyzeConfig) validate(since, until, tz string) error {
 	if c.until, err = config.ParseWhen(until, loc); err != nil {
 		return fmt.Errorf("--until: %v: %w", err, errUsage)
 	}
+	if c.startTime, err = config.ParseWhen(start, loc); err != nil {
+		return fmt.Errorf("--start-time: %v: %w", err, errUsage)
+	}
+	if !c.startTime.IsZero() && c.journalDir != "" {
+		return fmt.Errorf("--start-time with --journal.directory: journal entries carry their own time; --start-time anchors raw logs: %w", errUsage)
+	}
 	return nil
 }
 
 func defineAnalyze(c *kingpin.CmdClause, stderr io.Writer) action {
 	var cfg analyzeConfig
-	since, until, tz := analyzeFlags(c, given{}, stderr, &cfg)
+	since, until, tz, start := analyzeFlags(c, given{}, stderr, &cfg)
 	paths := c.Arg("file", "log files (plain, gzip, zstd, xz, lz4; Docker json-file, CRI) or - for standard input; none: standard input").Strings()
 	return func(_ context.Context, stdout, stderr io.Writer) error {
-		return runAnalyze(cfg, *since, *until, *tz, *paths, stdout, stderr)
+		return runAnalyze(cfg, *since, *until, *tz, *start, *paths, stdout, stderr)
 	}
 }
 
-func runAnalyze(cfg analyzeConfig, since, until, tz string, paths []string, stdout, stderr io.Writer) error {
+func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []string, stdout, stderr io.Writer) error {
 	if cfg.maxSeries <= 0 {
 		return fmt.Errorf("--model.max-series %d: want at least 1: %w", cfg.maxSeries, errUsage)
 	}
-	if err := cfg.validate(since, until, tz); err != nil {
+	if err := cfg.validate(since, until, tz, start); err != nil {
 		return err
 	}
 	a := newAnalysis(cfg, stderr)
@@ -168,16 +176,18 @@ func (a *analysis) file(path string) error {
 	defer rc.Close()
 	// Year-less timestamps (vLLM, journalctl short) end no later than the file was last written;
 	// standard input's end now.
-	modified := time.Now()
+	modified, stated := time.Now(), false
 	if path != "-" {
 		if fi, err := os.Stat(path); err == nil {
-			modified = fi.ModTime()
+			modified, stated = fi.ModTime(), true
 		}
 	}
-	a.feed.NewFileInput(modified)
+	anchor := a.sinceStartAnchor(path, modified, stated)
+	a.feed.NewFileInput(modified, anchor.origin)
 	if err := a.readAll(rc, path); err != nil {
 		return err
 	}
+	a.noteSinceStart(path, anchor)
 	if err := rc.Damage(); err != nil {
 		// What decoded is in the report; the damage is counted there and named here.
 		fmt.Fprintf(a.stderr, "specwatch analyze: %v\n", err)

@@ -205,7 +205,7 @@ func (s *Source) read(e *ingest.Entry, now time.Time) bool {
 		t := s.files[s.cur]
 		if !t.parked && (t.f != nil || t.r < t.w) {
 			if l, p, ok := t.next(now); ok {
-				s.entry(e, t, l, p)
+				s.entry(e, t, l, p, now)
 				return true
 			}
 		}
@@ -214,7 +214,9 @@ func (s *Source) read(e *ingest.Entry, now time.Time) bool {
 	return false
 }
 
-func (s *Source) entry(e *ingest.Entry, t *tail, l containerlog.Line, p Position) {
+// entry fills e with a line read at now: its arrival, which places the lines of an engine
+// that stamps only the time since it started (llama.cpp).
+func (s *Source) entry(e *ingest.Entry, t *tail, l containerlog.Line, p Position, now time.Time) {
 	// A position must not be saved with a shorter fingerprint than the bytes read allow: a
 	// file truncated and rewritten while specwatch is down would pass for this one.
 	if t.ident.FPLen < FingerprintBytes && t.f != nil {
@@ -224,7 +226,7 @@ func (s *Source) entry(e *ingest.Entry, t *tail, l containerlog.Line, p Position
 		}
 	}
 	s.cursor = appendCursor(s.cursor, t.id, p.Offset, p.Done, p.Skip)
-	*e = ingest.Entry{Time: l.Time, Host: s.host, Unit: t.unit, Message: l.Msg, Cursor: s.cursor}
+	*e = ingest.Entry{Time: l.Time, Arrival: now.UnixMicro(), Host: s.host, Unit: t.unit, Message: l.Msg, Cursor: s.cursor}
 	fillContainer(e, t)
 }
 
