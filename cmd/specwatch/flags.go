@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ type runFlags struct {
 	config                         string
 	units, identifiers, pushLabels []string
 	containers, scrape, files      []string
+	scrapeLabels                   []string
 	docker, kubernetes             bool
 	journalDir, stateDir, listen   string
 	webConfig, pushURL, backend    string
@@ -51,6 +53,7 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 		{name: "push.url", old: "push-url", help: "VictoriaMetrics import URL (…/api/v1/import/prometheus); empty: no push", str: &f.pushURL},
 		{name: "push.label", old: "push-label", help: "extra label k=v on every pushed series (repeatable)", list: &f.pushLabels},
 		{name: "scrape.url", old: "scrape", help: "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)", list: &f.scrape},
+		{name: "scrape.label", help: "label k=v of the --scrape.url targets, to join the series of the engine's logs: unit=llama-server.service, host=… (default: this machine for a loopback URL); unit, container and pod with one --scrape.url only (repeatable)", list: &f.scrapeLabels},
 		{name: "file", help: "follow log files matching this glob like tail -F (repeatable; replaces the config's files: list)", list: &f.files},
 		{name: "log.level", old: "log-level", help: "debug, info, warn or error", def: d.Log.Level, str: &f.logLevel},
 		{name: "log.format", old: "log-format", help: "auto, json, console or journald", def: d.Log.Format, str: &f.logFormat},
@@ -130,6 +133,9 @@ func (f *runFlags) apply(cfg *config.Config) error {
 			cfg.Scrape = append(cfg.Scrape, config.ScrapeConfig{URL: u})
 		}
 	}
+	if err := f.applyScrapeLabels(cfg); err != nil {
+		return err
+	}
 	for _, o := range []struct {
 		name string
 		dst  *string
@@ -158,6 +164,34 @@ func (f *runFlags) apply(cfg *config.Config) error {
 			cfg.Push.Labels = map[string]string{}
 		}
 		cfg.Push.Labels[k] = v
+	}
+	return nil
+}
+
+// applyScrapeLabels gives every --scrape.url target the --scrape.label labels (the keys are
+// checked with the config). A unit, container or pod names one engine: on several targets it
+// would make their series one.
+func (f *runFlags) applyScrapeLabels(cfg *config.Config) error {
+	if len(f.scrapeLabels) == 0 {
+		return nil
+	}
+	if len(f.scrape) == 0 {
+		return fmt.Errorf("--scrape.label labels the --scrape.url targets, and none is given: %w", errUsage)
+	}
+	labels := map[string]string{}
+	for _, kv := range f.scrapeLabels {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return fmt.Errorf("--scrape.label %q: want key=value: %w", kv, errUsage)
+		}
+		if k != "host" && len(f.scrape) > 1 {
+			return fmt.Errorf("--scrape.label %s: one engine's, and %d --scrape.url are given (set each target's labels in the config's scrape: list): %w",
+				k, len(f.scrape), errUsage)
+		}
+		labels[k] = v
+	}
+	for i := range cfg.Scrape {
+		cfg.Scrape[i].Labels = maps.Clone(labels)
 	}
 	return nil
 }

@@ -30,7 +30,8 @@ func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
 		return func() {}, nil
 	}
 	p := pipeline.New(d.state, pipeline.Options{Steps: d.metrics, Log: d.log})
-	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()),
+	// A loopback target is an engine on this machine: its series joins the logs' of this host.
+	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: nodeName(),
 		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -49,7 +50,8 @@ func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
-			d.log.Info().Str("target", u.Redacted()).Dur("interval", t.Interval).Dur("timeout", t.Timeout).Msg("scraping")
+			d.log.Info().Str("target", u.Redacted()).Dur("interval", t.Interval).Dur("timeout", t.Timeout).
+				Str("unit", t.Labels["unit"]).Msg("scraping")
 		}
 	}
 	if annotations {

@@ -37,9 +37,43 @@ func TestScrapeFlagReplacesTheList(t *testing.T) {
 	}
 }
 
+// TestScrapeLabelFlag: --scrape.label labels the --scrape.url targets; a unit (one engine's)
+// is refused on several targets, as are a label without a target or without a value, and a
+// key the config does not know.
+func TestScrapeLabelFlag(t *testing.T) {
+	load := func(args ...string) (config.Config, error) {
+		app := kingpin.New("t", "")
+		var f runFlags
+		f.register(app.Command("run", ""), io.Discard)
+		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return f.load()
+	}
+	cfg, err := load("--scrape.url", "http://127.0.0.1:8080/metrics", "--scrape.label", "unit=llama-server.service", "--scrape.label", "host=gpu07")
+	if err != nil || len(cfg.Scrape) != 1 || fmt.Sprint(cfg.Scrape[0].Labels) != "map[host:gpu07 unit:llama-server.service]" {
+		t.Errorf("targets %+v, %v", cfg.Scrape, err)
+	}
+	cfg, err = load("--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:8001/metrics", "--scrape.label", "host=gpu07")
+	if err != nil || len(cfg.Scrape) != 2 || cfg.Scrape[1].Labels["host"] != "gpu07" {
+		t.Errorf("a host on two targets: %+v, %v", cfg.Scrape, err)
+	}
+	for _, bad := range [][]string{
+		{"--scrape.label", "unit=llama-server.service"},
+		{"--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:8001/metrics", "--scrape.label", "unit=a.service"},
+		{"--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.label", "unit"},
+		{"--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.label", "unit="},
+		{"--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.label", "job=llama"},
+	} {
+		if _, err := load(bad...); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
 // TestRunScrapes: `run` with a scrape target on loopback (a vLLM engine whose counters grow
-// by 100 drafts and 150 accepted tokens a scrape) reports the engine's series with commit
-// length 2.5 and exports the target's health.
+// by 100 drafts and 150 accepted tokens a scrape) reports the engine's series, on this host,
+// with commit length 2.5 and exports the target's health.
 func TestRunScrapes(t *testing.T) {
 	var mu sync.Mutex
 	n := 0.0
@@ -76,7 +110,9 @@ func TestRunScrapes(t *testing.T) {
 			return false
 		}
 		for _, s := range rep.Series {
-			if s.Labels["engine"] == "vllm" && s.Labels["rank"] == "Engine 000" && s.Labels["unit"] == "vllm.service" && s.CommitLen != nil {
+			// a loopback target is this machine, named as the journal and file entries name it
+			if s.Labels["engine"] == "vllm" && s.Labels["rank"] == "Engine 000" && s.Labels["unit"] == "vllm.service" &&
+				s.Labels["host"] == nodeName() && s.CommitLen != nil {
 				commit = s.CommitLen.Last
 				return true
 			}
