@@ -7,7 +7,9 @@ import (
 
 // LlamaCppOptions are the llama-server flags that change what it logs (llama.cpp 0.7.0).
 // Service.Prefix picks its line prefix: PrefixEngine is the time since the process started and
-// the level ("0.05.071.041 I "), PrefixBare none.
+// the level ("0.05.071.041 I "), PrefixBare none. A drafter broken from the start is a
+// StuckAtOne fault from 0: it drafts as usual and nothing it drafts is accepted, so its
+// statistics list no position, "#acc rate/pos = ()".
 type LlamaCppOptions struct {
 	// Verbosity is -lv: at 3 (zero selects it) a request prints its launch, print_timing
 	// block and release; 4 adds its acc per pos, the drafter's cumulative statistics and "all
