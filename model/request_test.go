@@ -217,8 +217,8 @@ func TestRequestStuck(t *testing.T) {
 	}
 }
 
-// TestRequestParts: lines that only contribute to a join (parse.EventPart) are not samples of
-// the series, but they are lines that parsed (format_drift); a series of them has no figures.
+// TestRequestParts: lines that only contribute to a join (parse.EventPart) are lines that parsed
+// (the series' sample count, format_drift), but a series of them has no figures.
 func TestRequestParts(t *testing.T) {
 	set := NewSet(Options{})
 	for i := range 3 {
@@ -230,7 +230,7 @@ func TestRequestParts(t *testing.T) {
 		set.Observe(s)
 	}
 	s := set.Report().Series[0]
-	if s.Samples != 0 || s.CommitLen != nil || len(s.Anomalies) != 0 {
+	if s.Samples != 3 || s.CommitLen != nil || len(s.Anomalies) != 0 {
 		t.Errorf("parts: %d samples, commit %+v, anomalies %+v", s.Samples, s.CommitLen, s.Anomalies)
 	}
 }

@@ -137,11 +137,9 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 
 // observe applies one matched, resolved sample.
 func (se *Series) observe(s *parse.Sample) {
-	if s.Event != parse.EventPart { // a line of a join: the engine spoke, but nothing to model
-		se.samples++
-		if int(s.Kind) < numSampleKinds {
-			se.kindCount[s.Kind]++
-		}
+	se.samples++ // every matched line, a join's parts too: the input's count, per series
+	if s.Event != parse.EventPart && int(s.Kind) < numSampleKinds {
+		se.kindCount[s.Kind]++
 	}
 	// 0 is "no time known" (a stamp-less line before any other); any other time counts,
 	// before 1970 too (a zero first and a max starting at 0 kept pre-1970 logs from moving last).

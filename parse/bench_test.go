@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -143,4 +144,40 @@ func BenchmarkPrefixISO(b *testing.B) {
 		s.Reset()
 		prefix(line, &s)
 	}
+}
+
+// BenchmarkLlamaCppCapture parses and joins the real engine's lines (llama-server 0.7.0, a
+// draft model at -lv 4: start-up, two requests with their statistics): ns/line, 0 allocations.
+func BenchmarkLlamaCppCapture(b *testing.B) {
+	data, err := os.ReadFile("testdata/llamacpp_070_draft_lv4.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	p, st := NewParser(Options{}), NewStream(StreamOptions{})
+	host, unit := []byte("gpu07"), []byte("llama-server.service")
+	var s Sample
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		for _, l := range lines {
+			if p.Parse(l, &s) != Ignored {
+				st.Resolve(1, host, unit, &s)
+			}
+			for st.Take(&s) {
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
+}
+
+// BenchmarkLlamaCppEval is one request line of llama-server 0.7.0, the slot marker's path.
+func BenchmarkLlamaCppEval(b *testing.B) {
+	benchLine(b, "0.05.071.066 I slot print_timing: id  0 | task 0 |        eval time =     948.21 ms /   128 tokens (    7.47 ms per token,   133.94 tokens per second)", Matched)
+}
+
+// BenchmarkLlamaCppLoader is llama.cpp's start-up noise with a spaced '=' ("name = value"),
+// which visits the llama.cpp markers before it is found to be none of them.
+func BenchmarkLlamaCppLoader(b *testing.B) {
+	benchLine(b, "0.00.036.935 I llama_model_loader: - kv   1:                               general.name str              = specwatch-target", Ignored)
 }

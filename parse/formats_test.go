@@ -25,39 +25,46 @@ func TestEngineFormats(t *testing.T) {
 		return want{r: Matched, kind: KindSpec, engine: EngineVLLM, f: f, pos: pos}
 	}
 	llama := func(f map[Field]float64, pos ...float64) want {
-		return want{r: Matched, kind: KindSpec, engine: EngineLlamaCpp, f: f, pos: pos}
+		return want{r: Matched, kind: KindSpec, engine: EngineLlamaCpp, event: EventPart, f: f, pos: pos}
 	}
 	cases := []formatCase{
-		// llama.cpp server, per request. mean = 1 + accepted / verify steps.
+		// llama.cpp server, per request: parts of its join (llamajoin.go). Their mean is 1 +
+		// accepted / drafting steps, never a commit length: the join's request has that.
 		{"llama.cpp slot: rate only", slot + "draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)",
 			llama(map[Field]float64{AcceptRate: 0.58824, Accepted: 600, Drafted: 1020})},
-		// 87 verify steps: 1 + 167/87 = 2.92; positions 70, 55 and 42 of 87.
 		{"llama.cpp slot: mean acceptance length and per position", slot + "draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)",
-			llama(map[Field]float64{AcceptRate: 0.64479, Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
-		// 203 verify steps: 1 + 308/203 = 2.52.
+			llama(map[Field]float64{AcceptRate: 0.64479, Accepted: 167, Drafted: 259}, 0.805, 0.632, 0.483)},
+		{"llama.cpp slot: mean acceptance length, drafts never verified", slot + "draft acceptance = 0.00000 (    0 accepted /    12 generated), mean acceptance length =  1.00, acceptance rate per position = ()",
+			llama(map[Field]float64{AcceptRate: 0, Accepted: 0, Drafted: 12})},
 		{"llama.cpp slot: mean len", "0.22.856.327 I slot print_timing: id  3 | task 0 | draft acceptance = 0.76049 (  308 accepted /   405 generated), mean len =  2.52",
-			llama(map[Field]float64{AcceptRate: 0.76049, Accepted: 308, Drafted: 405, Commit: 2.52})},
+			llama(map[Field]float64{AcceptRate: 0.76049, Accepted: 308, Drafted: 405})},
+		{"llama.cpp slot: mean len of n-gram drafts", "0.03.750.843 I slot print_timing: id  0 | task 0 | draft acceptance = 1.00000 (  157 accepted /   157 generated), mean len = 53.33",
+			llama(map[Field]float64{AcceptRate: 1, Accepted: 157, Drafted: 157})},
 		{"llama.cpp slot: mean len, no prefix", "draft acceptance = 1.00000 (    4 accepted /     4 generated), mean len =  3.00",
-			llama(map[Field]float64{AcceptRate: 1, Accepted: 4, Drafted: 4, Commit: 3})},
+			llama(map[Field]float64{AcceptRate: 1, Accepted: 4, Drafted: 4})},
+		{"llama.cpp slot: broken drafter", "0.06.074.334 I slot print_timing: id  0 | task 0 | draft acceptance = 0.00000 (    0 accepted /   980 generated), mean len =  1.00",
+			llama(map[Field]float64{AcceptRate: 0, Accepted: 0, Drafted: 980})},
 
-		// llama.cpp common_speculative statistics: cumulative since the server started.
-		// 203 accept calls, 308 accepted tokens: 1 + 308/203.
+		// llama.cpp common_speculative statistics: cumulative since the server started; the mean
+		// is per drafting step, so no commit length, printed or derived.
 		{"llama.cpp statistics: counts only", "statistics            draft: #calls(b,g,a) =    1    203    203, #gen drafts =    203, #acc drafts =   172, #gen tokens =    405, #acc tokens =   308",
-			totals(map[Field]float64{Accepted: 308, Drafted: 405, Commit: 1 + 308.0/203})},
+			totals(map[Field]float64{Accepted: 308, Drafted: 405})},
 		{"llama.cpp statistics: nothing drafted", "statistics        ngram-mod: #calls(b,g,a) =    1      7      0, #gen drafts =      0, #acc drafts =     0, #gen tokens =      0, #acc tokens =     0, dur(b,g,a) = 0.024, 0.016, 0.000 ms",
 			totals(map[Field]float64{Accepted: 0, Drafted: 0})},
 		{"llama.cpp statistics: mean and per position", "0.06.896.057 I statistics     draft-eagle3: #calls(b,g,a) =    1     87     87, #gen drafts =     87, #acc drafts =    70, #gen tokens =    259, #acc tokens =   167, #mean acc len = 2.92, #acc rate/pos = (0.805, 0.632, 0.483), dur(b,g,a) = 0.005, 325.555, 0.114 ms",
-			totals(map[Field]float64{Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
-		// 200 accept calls, 311 accepted: 1 + 311/200 = 2.555, printed 2.55.
+			totals(map[Field]float64{Accepted: 167, Drafted: 259}, 0.805, 0.632, 0.483)},
 		{"llama.cpp statistics: trace prefix", "0.34.089.513 I spec common_specu: statistics        draft-mtp: #calls(b,g,a) =    1    200    200, #gen drafts =    200, #acc drafts =   170, #gen tokens =    399, #acc tokens =   311, #mean acc len = 2.55, #acc rate/pos = (0.850, 0.705)",
-			totals(map[Field]float64{Accepted: 311, Drafted: 399, Commit: 2.55}, 0.85, 0.705)},
+			totals(map[Field]float64{Accepted: 311, Drafted: 399}, 0.85, 0.705)},
+		// 0.7.0, a drafter that accepts nothing: an empty list.
+		{"llama.cpp statistics: empty per-position list", "0.06.074.552 I spec common_specu: statistics     draft-simple: #calls(b,g,a) =    1    126    126, #gen drafts =    126, #acc drafts =     0, #gen tokens =    980, #acc tokens =     0, #mean acc len = 1.00, #acc rate/pos = (), dur(b,g,a) = 0.024, 99.859, 0.011 ms",
+			totals(map[Field]float64{Accepted: 0, Drafted: 980})},
 
 		// Read by key: after the lead (#calls starts the record, as "Decode batch" does SGLang's),
 		// another order and fields unknown today change nothing.
 		{"llama.cpp statistics: order and extra fields", "statistics     draft-eagle3: #calls(b,g,a) =    1     87     87, #acc tokens =   167, #gen tokens =    259, #acc rate/pos = (0.805, 0.632, 0.483), #rej tokens =    92, #mean acc len = 2.92",
-			totals(map[Field]float64{Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
+			totals(map[Field]float64{Accepted: 167, Drafted: 259}, 0.805, 0.632, 0.483)},
 		{"llama.cpp slot: extra field", slot + "draft acceptance = 0.64479 (  167 accepted /   259 generated), acceptance rate per position = (0.805, 0.632, 0.483), draft time = 12.5 ms, mean acceptance length =  2.92",
-			llama(map[Field]float64{AcceptRate: 0.64479, Accepted: 167, Drafted: 259, Commit: 2.92}, 0.805, 0.632, 0.483)},
+			llama(map[Field]float64{AcceptRate: 0.64479, Accepted: 167, Drafted: 259}, 0.805, 0.632, 0.483)},
 		{"sglang DFlash accept, order", sgl + "[DFLASH accept] out_tokens(mean=2.750) block=16 bs=4 accept_len(mean=1.750 p50=1.5 p90=3.0) extra=1",
 			want{r: Matched, kind: KindDecode, engine: EngineSGLang, rank: "TP0", f: map[Field]float64{Running: 4, BlockSize: 16, AcceptedDrafts: 1.75, Commit: 2.75}}},
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,23 +34,40 @@ func render(in []byte) []byte {
 			fmt.Fprintf(&out, " (%s)", s.Why)
 		case Matched:
 			st.Resolve(0, nil, nil, &s)
-			fmt.Fprintf(&out, " %s %s host=%q unit=%q rank=%q time=%s", s.Kind, s.Engine, s.Host, s.Unit, s.Rank,
-				time.Unix(0, s.Time).UTC().Format(time.RFC3339Nano))
-			if s.Event != EventNone {
-				fmt.Fprintf(&out, " event=%s", s.Event)
-			}
-			for f := Field(0); f < numFields; f++ {
-				if v, ok := s.Get(f); ok {
-					fmt.Fprintf(&out, " %s=%g", f, v)
-				}
-			}
-			if s.NPos > 0 {
-				fmt.Fprintf(&out, " per_position=%v", s.PerPos[:s.NPos])
-			}
+			renderSample(&out, &s)
 		}
 		out.WriteByte('\n')
+		take(&out, st)
 	}
+	st.Flush(math.MaxInt64) // the end of the input: requests whose release did not come
+	take(&out, st)
 	return out.Bytes()
+}
+
+// take renders the requests Stream held back (llama.cpp's, without their release line).
+func take(out *bytes.Buffer, st *Stream) {
+	var s Sample
+	for st.Take(&s) {
+		out.WriteString("+ taken")
+		renderSample(out, &s)
+		out.WriteByte('\n')
+	}
+}
+
+func renderSample(out *bytes.Buffer, s *Sample) {
+	fmt.Fprintf(out, " %s %s host=%q unit=%q rank=%q time=%s", s.Kind, s.Engine, s.Host, s.Unit, s.Rank,
+		time.Unix(0, s.Time).UTC().Format(time.RFC3339Nano))
+	if s.Event != EventNone {
+		fmt.Fprintf(out, " event=%s", s.Event)
+	}
+	for f := Field(0); f < numFields; f++ {
+		if v, ok := s.Get(f); ok {
+			fmt.Fprintf(out, " %s=%g", f, v)
+		}
+	}
+	if s.NPos > 0 {
+		fmt.Fprintf(out, " per_position=%v", s.PerPos[:s.NPos])
+	}
 }
 
 func TestGolden(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/parse/internal/llama"
 )
 
 // Options extend the built-in formats.
@@ -239,6 +240,7 @@ type marker struct {
 	fam    uint8
 	engine Engine // when no prefix names one
 	body   func(p *Parser, b []byte, s *Sample) Result
+	lead   func(b []byte, at int) int // where the record starts, when before the marker
 }
 
 // mark builds a marker whose search anchors on the first rare byte in text.
@@ -249,6 +251,9 @@ func mark(text string, rare byte, fam uint8, engine Engine, body func(p *Parser,
 	}
 	return marker{text: text, anchor: anchor, fam: fam, engine: engine, body: body}
 }
+
+// led gives m a lead: where its record starts before the marker found.
+func led(m marker, lead func(b []byte, at int) int) marker { m.lead = lead; return m }
 
 // index returns where the marker first occurs in b, or -1. bytes.Index would search for the
 // marker's first byte, often a letter common in logs ('d' of "draft acceptance rate = "), and
@@ -292,8 +297,12 @@ var markers = [...]marker{
 		return sglangPrefill(b, len("new fill batch"), '.', s)
 	}),
 	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
-	mark("draft acceptance ", 'f', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaCpp(b, s) }),
-	mark("#calls(b,g,a) = ", '#', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaStats(b, s) }),
+	// llama.cpp's slot lines ("id  0 | task 5 | …") before the bare ones they contain.
+	led(mark("| task ", '|', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaSlot(b, s) }), llama.SlotLead),
+	mark("draft acceptance ", 'f', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }),
+	led(mark("#calls(b,g,a) = ", '#', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaStats(b, s) }), llama.StatsLead),
+	led(mark("eval time = ", 'v', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }), llama.EvalLead),
+	mark("total time = ", 'm', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }),
 	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
 	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
@@ -337,6 +346,9 @@ func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
 		at := m.index(b)
 		if at < 0 {
 			continue
+		}
+		if m.lead != nil {
+			at = m.lead(b, at)
 		}
 		prefix(b[:engineLead(b, at, s)], s)
 		if s.Engine == EngineUnknown {

@@ -3,6 +3,8 @@
 // offline or live, and so that it can be fuzzed and benchmarked in isolation.
 package parse
 
+import "github.com/specwatch/specwatch/parse/internal/llama"
+
 // Result says what a line was.
 type Result uint8
 
@@ -86,9 +88,14 @@ const (
 	// EventPart is a line that only contributes to a join (a request's eval time, its
 	// acceptance): matched, but the model has nothing to do with it on its own.
 	EventPart
+	// EventStatsDelta is llama.cpp's statistics line made the change since the previous one
+	// of its server and implementation (Stream): accepted and drafted tokens, per-position
+	// rates of the interval. Its first reading stays EventTotals.
+	EventStatsDelta
 )
 
-var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart", "request", "part"}
+var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart", "request", "part",
+	"stats_delta"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
@@ -114,9 +121,10 @@ func (s Source) String() string {
 	return "logs"
 }
 
-// MaxPerPosition bounds the per-position acceptance list. vLLM prints 2 to 15 values; a longer
-// list is damage (two lines glued), not a bigger drafter.
-const MaxPerPosition = 16
+// MaxPerPosition bounds the per-position acceptance list. vLLM prints 2 to 15 values; llama.cpp
+// one per draft position, up to 64 (--spec-draft-n-max, n-gram drafts); a longer list is damage
+// (two lines glued), not a bigger drafter.
+const MaxPerPosition = llama.MaxPos
 
 // Sample is one parsed line. Byte slices point into the parsed line or into the Parser's scratch
 // buffer and are valid until the next Parse call: copy what you keep.
@@ -151,6 +159,8 @@ type Sample struct {
 
 	// Why names the first problem of a Malformed line, for logs and tests.
 	Why string
+
+	llama llamaTag // what a llama.cpp line leaves for Stream's joins
 }
 
 // Reset clears s for reuse.

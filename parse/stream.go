@@ -40,6 +40,7 @@ type Stream struct {
 	utcDay     civilDay // the day of the latest absolute stamp, see absTime
 	summary    summaryJoin
 	since      sinceStart // llama.cpp's since-start stamps (sincestart.go)
+	llama      llamaJoin  // llama.cpp's requests and statistics (llamajoin.go)
 }
 
 // maxEngines bounds the memory of which vLLM engine each process logged last.
@@ -118,6 +119,8 @@ func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 		st.joinEngine(s)
 	case s.Event == EventSummary:
 		st.joinSummary(s)
+	case s.Engine == EngineLlamaCpp:
+		st.joinLlama(s)
 	}
 	return true
 }

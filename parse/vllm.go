@@ -139,13 +139,16 @@ func bonusIncluded(s *Sample, c float64) bool {
 	return c >= 1
 }
 
+// vllmMaxPos bounds vLLM's per-position list, 2 to 15 values: more is two lines glued.
+const vllmMaxPos = 16
+
 // perPosition reads "0.750, 0.625, 0.500" from the current value and moves it past the list.
 func perPosition(it *lex.Fields, s *Sample) bool {
 	b := it.B
 	i := it.ValStart
 	for {
 		x, n := lex.Number(b[i:])
-		if n == 0 || x > 1 || s.NPos == MaxPerPosition {
+		if n == 0 || x > 1 || s.NPos == vllmMaxPos {
 			return false
 		}
 		s.PerPos[s.NPos] = x

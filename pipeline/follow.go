@@ -63,6 +63,7 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 		}
 		ok, err := src.Next(&p.entry, wait)
 		if errors.Is(err, io.EOF) { // a source that does not follow has ended
+			p.EndInput()
 			p.atTail()
 			break
 		}
@@ -163,6 +164,7 @@ func (p *Pipeline) flush(cur CursorSink) {
 
 // atTail records that the reader has nothing more right now: the figures describe the present.
 func (p *Pipeline) atTail() {
+	p.flushJoin(p.now().Add(-joinHold).UnixNano())
 	p.state.mu.Lock()
 	p.state.atTail, p.state.caughtUp = true, true
 	p.state.mu.Unlock()

@@ -55,6 +55,7 @@ type Pipeline struct {
 
 	entry   ingest.Entry
 	sample  parse.Sample
+	joined  parse.Sample      // a llama.cpp request taken from the stream (join.go)
 	jsonl   ingest.LlamaJSONL // llama.cpp's --log-jsonl records, from any source
 	stepSeq []int64           // per series ID: the last step sequence fed to the histogram
 	series  int               // series IDs below this have been announced (IDs count up from 0)
@@ -96,6 +97,7 @@ func New(state *State, o Options) *Pipeline {
 // take year until the input shows one, and the previous input's time and year rollover state
 // is forgotten.
 func (p *Pipeline) NewInput(year int) {
+	p.EndInput()
 	p.stream = parse.NewStream(parse.StreamOptions{Location: p.loc, Year: year})
 }
 
@@ -104,6 +106,7 @@ func (p *Pipeline) NewInput(year int) {
 // that stamps its lines with the time since (llama.cpp; see SinceStartSpan); zero places such
 // lines by their arrival.
 func (p *Pipeline) NewFileInput(modified, origin time.Time) {
+	p.EndInput()
 	p.stream = parse.NewStream(parse.StreamOptions{Location: p.loc, Year: modified.Year(), Latest: modified, Origin: origin})
 }
 
@@ -157,7 +160,12 @@ func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
 		st.set.CountOutOfRange()
 		return
 	}
-	se := st.set.Apply(r, s)
+	p.observed(st.set.Apply(r, s))
+	p.drain()
+}
+
+// observed announces a new series and feeds the step histogram; the caller holds the lock.
+func (p *Pipeline) observed(se *model.Series) {
 	if se == nil {
 		return
 	}

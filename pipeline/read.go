@@ -23,6 +23,7 @@ func (p *Pipeline) ReadAll(r Reader, name string) error {
 	for {
 		err := r.Next(&p.entry)
 		if errors.Is(err, io.EOF) {
+			p.EndInput()
 			return nil
 		}
 		if err != nil {
@@ -38,6 +39,7 @@ func (p *Pipeline) ReadJournal(src CountingJournal, name string) error {
 	for {
 		ok, err := src.Next(&p.entry, time.Second)
 		if errors.Is(err, io.EOF) {
+			p.EndInput()
 			p.state.CountUnreadable(src.Stats().Unreadable)
 			return nil
 		}

@@ -14,12 +14,17 @@ import (
 	"github.com/specwatch/specwatch/model"
 )
 
-// The real llama-server 0.7.0 capture (draft, -lv 3): its per-request lines at 0.10.128.324
-// and 0.13.654.191 after the start, its last line at 1.17.054.433.
+// The real llama-server 0.7.0 capture (draft, -lv 3): its first request launched at 0.08.035.006
+// after the start, its last released at 0.13.654.297, its last line at 1.17.054.433.
 const (
-	llamaLog  = "testdata/llamacpp-draft-lv3.log"
-	llamaJSON = "testdata/llamacpp-ngram.jsonl" // --log-jsonl: a per-request line at 3,750,843 µs, the last at 5,435,523
-	llamaLast = 77054433 * time.Microsecond
+	llamaLog   = "testdata/llamacpp-draft-lv3.log"
+	llamaFirst = 8035006 * time.Microsecond
+	llamaEnd   = 13654297 * time.Microsecond
+	llamaLast  = 77054433 * time.Microsecond
+	// --log-jsonl: requests from 3,008,310 µs (launch) to 5,333,843 (release), the last line at 5,435,523
+	llamaJSON      = "testdata/llamacpp-ngram.jsonl"
+	llamaJSONFirst = 3008310 * time.Microsecond
+	llamaJSONEnd   = 5333843 * time.Microsecond
 )
 
 // llamaCopy copies a capture into a temporary directory with the modification time mtime.
@@ -72,14 +77,14 @@ func checkSpan(t *testing.T, what string, s model.SeriesReport, first, last time
 func TestAnalyzeSinceStartStartTime(t *testing.T) {
 	start := time.Date(2026, 12, 5, 7, 0, 0, 0, time.UTC)
 	_, s, stderr := llamaSeries(t, "--start-time", "2026-12-05T07:00:00Z", llamaLog)
-	checkSpan(t, "--start-time", s, start.Add(10128324*time.Microsecond), start.Add(13654191*time.Microsecond))
+	checkSpan(t, "--start-time", s, start.Add(llamaFirst), start.Add(llamaEnd))
 	if want := "llama.cpp since-start stamps counted from 2026-12-05T07:00:00Z (--start-time)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
 	// --start-time beats the file's modification time, for the jsonl capture too.
 	path := llamaCopy(t, llamaJSON, start.Add(time.Hour), nil)
 	_, s, _ = llamaSeries(t, "--start-time", "2026-12-05T07:00:00Z", path)
-	checkSpan(t, "--start-time, jsonl", s, start.Add(3750843*time.Microsecond), start.Add(3750843*time.Microsecond))
+	checkSpan(t, "--start-time, jsonl", s, start.Add(llamaJSONFirst), start.Add(llamaJSONEnd))
 }
 
 // TestAnalyzeSinceStartModTime: without --start-time a file's last since-start line is at its
@@ -90,7 +95,7 @@ func TestAnalyzeSinceStartModTime(t *testing.T) {
 	origin := mtime.Add(-llamaLast)
 	path := llamaCopy(t, llamaLog, mtime, nil)
 	_, s, stderr := llamaSeries(t, path)
-	checkSpan(t, "mtime", s, origin.Add(10128324*time.Microsecond), origin.Add(13654191*time.Microsecond))
+	checkSpan(t, "mtime", s, origin.Add(llamaFirst), origin.Add(llamaEnd))
 	if want := "llama.cpp since-start stamps anchored at 2026-12-05T07:51:00Z (the file's modification time at its last line)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
@@ -102,12 +107,12 @@ func TestAnalyzeSinceStartModTime(t *testing.T) {
 		return buf.Bytes()
 	})
 	_, s, _ = llamaSeries(t, gz)
-	checkSpan(t, "gzip", s, origin.Add(10128324*time.Microsecond), origin.Add(13654191*time.Microsecond))
+	checkSpan(t, "gzip", s, origin.Add(llamaFirst), origin.Add(llamaEnd))
 
 	jsonl := llamaCopy(t, llamaJSON, mtime, nil)
 	_, s, _ = llamaSeries(t, jsonl)
-	at := mtime.Add(-5435523 * time.Microsecond).Add(3750843 * time.Microsecond)
-	checkSpan(t, "jsonl", s, at, at)
+	at := mtime.Add(-5435523 * time.Microsecond)
+	checkSpan(t, "jsonl", s, at.Add(llamaJSONFirst), at.Add(llamaJSONEnd))
 
 	recent := llamaCopy(t, llamaLog, time.Now().Add(-time.Minute), nil)
 	old := llamaCopy(t, llamaLog, time.Now().Add(-3*time.Hour), nil)
@@ -128,14 +133,14 @@ func TestAnalyzeSinceStartRestart(t *testing.T) {
 	path := llamaCopy(t, llamaLog, mtime, func(b []byte) []byte { return append(b, b...) })
 	_, s, stderr := llamaSeries(t, path)
 	origin := mtime.Add(-2 * llamaLast)
-	checkSpan(t, "two runs", s, origin.Add(10128324*time.Microsecond), origin.Add(llamaLast+13654191*time.Microsecond))
+	checkSpan(t, "two runs", s, origin.Add(llamaFirst), origin.Add(llamaLast+llamaEnd))
 	if !strings.Contains(stderr, "the engine restarted once, its new run placed right after the last line before it") {
 		t.Errorf("stderr %q", stderr)
 	}
 	// With --start-time the first run starts there and the second follows it the same way.
 	start := time.Date(2026, 12, 5, 7, 0, 0, 0, time.UTC)
 	_, s, _ = llamaSeries(t, "--start-time", "2026-12-05T07:00:00Z", path)
-	checkSpan(t, "two runs, --start-time", s, start.Add(10128324*time.Microsecond), start.Add(llamaLast+13654191*time.Microsecond))
+	checkSpan(t, "two runs, --start-time", s, start.Add(llamaFirst), start.Add(llamaLast+llamaEnd))
 }
 
 // TestAnalyzeSinceStartStdin: standard input has no modification time; its lines are at the
@@ -174,7 +179,7 @@ func TestAnalyzeSinceStartStdin(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 	r, _ = analyze("--start-time", "2026-12-05T07:00:00Z", "-")
-	if s := r.Series[0]; !s.First.Equal(time.Date(2026, 12, 5, 7, 0, 10, 128324000, time.UTC)) {
+	if s := r.Series[0]; !s.First.Equal(time.Date(2026, 12, 5, 7, 0, 0, 0, time.UTC).Add(llamaFirst)) {
 		t.Errorf("--start-time on standard input: first %v", s.First)
 	}
 }
