@@ -50,6 +50,9 @@ func (se *Series) request(s *parse.Sample) {
 	}
 	p.ctx, p.hasCtx = s.Get(parse.Context)
 	p.step, _ = s.Get(parse.StepSeconds)
+	if steps, ok := s.Get(parse.Steps); ok && steps > 0 && hasDr {
+		p.width, p.hasWidth = drafted/steps, true
+	}
 	if v, ok := s.Get(parse.GenTPS); ok {
 		p.tps = v
 	} else if p.step > 0 {
@@ -110,4 +113,20 @@ func (se *Series) extrapolates(ctx float64) bool {
 func llamaStatistics(s *parse.Sample) bool {
 	return s.Engine == parse.EngineLlamaCpp && s.Source == parse.SourceLog && s.Kind == parse.KindSpec &&
 		s.Event != parse.EventSummary
+}
+
+// planeForget weighs the plane's samples like a rolling window of a few hundred requests.
+const planeForget = 0.995
+
+// predictStep is the step the model expects for p: with the tokens each step verified where
+// they have varied by a token or more (n-gram drafting: 0 to 64), from context alone otherwise.
+func (se *Series) predictStep(p *point) float64 {
+	if p.hasWidth && se.plane.N() >= se.warmup() && se.plane.USpread() >= 1 {
+		if a, b, c, ok := se.plane.Fit(); ok {
+			if st := a + b*p.ctx + c*p.width; st > 0 {
+				return st
+			}
+		}
+	}
+	return se.fit.Predict(p.ctx)
 }

@@ -41,6 +41,9 @@ type Series struct {
 
 	fit estimate.RLS
 	ref estimate.TheilSen
+	// plane adds the tokens each verify step checks to the fit (request.go): the prediction
+	// where they vary, as n-gram drafting's do.
+	plane estimate.Plane
 	// snap is the fit as it was when no slowdown was suspected, and the context range it had
 	// learned: step_time_regression compares steps with it, so that the live fit may keep
 	// learning (new context ranges, new workloads) without a slowdown becoming the reference.
@@ -108,6 +111,8 @@ type point struct {
 	step                      float64
 	hasCtx, hasCommit         bool
 	idle                      bool
+	width                     float64 // draft tokens verified per step (llama.cpp requests)
+	hasWidth                  bool
 	shared                    bool // a request that ran beside others: out of the fit (request.go)
 }
 
@@ -120,6 +125,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		short:     estimate.NewEWMA(opts.ShortHalfLife),
 		long:      estimate.NewEWMA(opts.LongHalfLife),
 		fit:       estimate.NewRLS(opts.Fit),
+		plane:     estimate.NewPlane(planeForget),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
 		slow:      slowdrift.New(opts.SlowDrift),
@@ -272,7 +278,7 @@ func (se *Series) apply(p *point) {
 	}
 	pred := math.NaN()
 	if p.hasCtx && !p.shared && se.fit.N() >= se.warmup() {
-		pred = se.fit.Predict(p.ctx)
+		pred = se.predictStep(p)
 	}
 	se.hist.add(p, pred)
 	se.points++
@@ -304,6 +310,9 @@ func (se *Series) apply(p *point) {
 		se.hi = math.Max(se.hi, p.ctx)
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
+		if p.hasWidth {
+			se.plane.Add(p.ctx, p.width, p.step)
+		}
 	}
 	if se.rs.cmp.Pending() {
 		se.rs.cmp.AddStep(p.ctx, p.step)

@@ -73,6 +73,9 @@ type StepModel struct {
 	MSPerKVPercent float64 `json:"ms_per_kv_percent,omitempty"`
 	R2             float64 `json:"r2"`
 	N              int     `json:"n"`
+	// MSPerDraftToken is what each draft token a verify step checks adds to it, where that
+	// number varies (llama.cpp's n-gram drafting): tok/s is predicted with it.
+	MSPerDraftToken float64 `json:"ms_per_draft_token,omitempty"`
 	// The robust reference fit (Theil–Sen over the latest points): far from the rolling fit
 	// means a run of odd samples is dragging one of them.
 	RefFixedMS        float64 `json:"ref_fixed_ms,omitempty"`
