@@ -311,7 +311,7 @@ func (se *Series) apply(p *point) {
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
 		if p.hasWidth {
-			se.plane.Add(p.ctx, p.width, p.step)
+			se.plane.Add((1+p.width)*p.ctx, p.width, p.step)
 		}
 	}
 	if se.rs.cmp.Pending() {

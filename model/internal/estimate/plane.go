@@ -3,12 +3,10 @@ package estimate
 import "math"
 
 // Plane is a least-squares fit of y = a + b·x + c·u with exponential forgetting, kept as the
-// nine sums of its normal equations. The step model's second regressor u is the tokens a
-// verify step checks beyond the one it always commits (llama.cpp: drafted ÷ verify steps):
-// n-gram drafting verifies 0 to 64 of them a step, and on the real engine a context-only fit
-// predicted its tok/s 12 % high where this one is within 0.2 % (docs/model.md). Three
-// unknowns are solved by Cramer's rule: a linear-algebra library for a 3×3 system would be the
-// daemon's largest dependency for ten lines.
+// nine sums of its normal equations: the step model where a second regressor matters (the
+// draft tokens a verify step checks, model/request.go). Three unknowns are solved by Cramer's
+// rule: a linear-algebra library for a 3×3 system would be the daemon's largest dependency for
+// ten lines.
 type Plane struct {
 	lambda                       float64
 	count                        int
