@@ -32,7 +32,7 @@ func startLive(t *testing.T, c *Capture) *live {
 	bin := testharness.BuildSpecwatch(t)
 	l.journal = testharness.NewDaemon(t, bin, "127.0.0.1:0", t.TempDir(), filepath.Join(c.Dir, "specwatch-journal.log"),
 		"--journal.directory", c.Journal.Dir(), "--journal.unit", unit,
-		"--scrape.url", "http://"+l.engineAddr+"/metrics")
+		"--scrape.url", "http://"+l.engineAddr+"/metrics", "--scrape.label", "unit="+unit)
 	l.file = testharness.NewDaemon(t, bin, "127.0.0.1:0", t.TempDir(), filepath.Join(c.Dir, "specwatch-file.log"),
 		"--file", filepath.Join(c.Dir, "draft.log"))
 	l.journal.Start()

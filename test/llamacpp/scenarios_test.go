@@ -71,6 +71,7 @@ func capture(t *testing.T) *Capture {
 // a directory to keep the captures in for a look afterwards.
 func captureDir(t *testing.T) string {
 	if d := os.Getenv("SPECWATCH_ENGINE_KEEP"); d != "" {
+		os.RemoveAll(d) // a previous run's logs would be appended to: one engine run per file
 		os.MkdirAll(d, 0o755)
 		return d
 	}
@@ -120,8 +121,8 @@ func (c *Capture) run(t *testing.T) {
 	c.Ngram = c.engine(t, "ngram", ServerOptions{Args: []string{"--spec-type", "ngram-mod", "--spec-draft-n-max", "64", "-lv", "4"}},
 		func(s *Server) []Truth {
 			var rs []Truth
-			for i := range 10 {
-				p := text.Source(300 + 500*i)
+			for i := range 16 {
+				p := text.Source(300 + 500*(i%10))
 				if i%2 == 1 {
 					p = text.Random(400)
 				}
