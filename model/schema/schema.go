@@ -73,8 +73,8 @@ type StepModel struct {
 	MSPerKVPercent float64 `json:"ms_per_kv_percent,omitempty"`
 	R2             float64 `json:"r2"`
 	N              int     `json:"n"`
-	// MSPerDraftToken is what each draft token a verify step checks adds to it, where that
-	// number varies (llama.cpp's n-gram drafting): tok/s is predicted with it.
+	// MSPerDraftToken is c of the prediction a' + c·u + b'·(1+u)·context, u the draft tokens
+	// a verify step checks, where u varies (llama.cpp's n-gram drafting; docs/report.md).
 	MSPerDraftToken float64 `json:"ms_per_draft_token,omitempty"`
 	// The robust reference fit (Theil–Sen over the latest points): far from the rolling fit
 	// means a run of odd samples is dragging one of them.
