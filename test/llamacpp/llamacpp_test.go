@@ -5,6 +5,7 @@ package llamacpp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -169,14 +170,26 @@ func TestPerPosition(t *testing.T) {
 			t.Errorf("%s: per-position %+v, %v drafts", r.Name, s.PerPosition, drafts)
 			continue
 		}
+		positions := 0
+		for k := range r.After {
+			if strings.HasPrefix(k, "llamacpp:spec_decode_num_accepted_tokens_per_pos_total{") {
+				positions++
+			}
+		}
+		if len(s.PerPosition.Acceptance) != positions {
+			t.Errorf("%s: %d positions, the engine counts %d", r.Name, len(s.PerPosition.Acceptance), positions)
+		}
 		var diffs []string
+		worst := 0.0
 		for i, got := range s.PerPosition.Acceptance {
 			k := fmt.Sprintf(`llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="%d"}`, i)
 			want := (r.After[k] - r.Before[k]) / drafts
+			worst = max(worst, math.Abs(got-want))
 			if d := got - want; d > 0.01 || d < -0.01 {
 				diffs = append(diffs, fmt.Sprintf("pos %d: %.3f, engine %.3f", i, got, want))
 			}
 		}
+		t.Logf("%s: %d positions, worst difference from the engine's counters %.4f", r.Name, positions, worst)
 		if len(diffs) > 0 {
 			t.Errorf("%s: per-position off by more than 0.01: %s", r.Name, strings.Join(diffs, "; "))
 		}
