@@ -124,7 +124,15 @@ func TestBrokenDraftAndFix(t *testing.T) {
 	if a.End == nil || a.End.After(fixed.Truth[2].End.Add(time.Second)) {
 		t.Errorf("commit_len_stuck ended %v; the good draft was back from %v", a.End, fixed.Truth[0].Start)
 	}
-	t.Logf("commit_len_stuck %v → %v: %s; verdict %s", a.Start, a.End, a.Detail, s.Verdict)
+	t.Logf("commit_len_stuck %v → %v: %s; verdict over the three runs %s", a.Start, a.End, a.Detail, s.Verdict)
+	// analyze judges the period it reads: from the good draft's return on, the verdict is
+	// healthy again, nothing raised (a live run judges the anomalies still active the same way).
+	since := fixed.Started.UTC().Format(time.RFC3339Nano)
+	after := engineSeries(t, analyze(t, "--journal.directory", c.JournalDir, "--journal.unit", unit, "--since", since), "journal after the fix")
+	if after.Verdict == "anomalous" || len(after.Anomalies) != 0 {
+		t.Errorf("after the fix (--since %s): verdict %s, anomalies %+v", since, after.Verdict, after.Anomalies)
+	}
+	t.Logf("after the fix: verdict %s, %d samples", after.Verdict, after.Samples)
 	for _, r := range []*Run{c.Draft, c.Ngram, c.JSONL} {
 		if s := engineSeries(t, analyze(t, r.Log), r.Name); len(s.Anomalies) != 0 {
 			t.Errorf("%s, a healthy run: anomalies %+v", r.Name, s.Anomalies)
@@ -152,6 +160,10 @@ func TestStepModel(t *testing.T) {
 			r.Name, fit.A, fit.B, n, a, b, s.StepModel.N, s.StepModel.R2)
 		if relErr(a, fit.A) > 0.15 || relErr(b, fit.B) > 0.15 {
 			t.Errorf("%s: step model a=%.2f ms, b=%.4f ms/token; truth a=%.2f, b=%.4f (want within 15 %%)", r.Name, a, b, fit.A, fit.B)
+		}
+		if s.TPS != nil {
+			t.Logf("%s: tok/s predicted %.1f, measured %.1f (%+.1f %%)", r.Name, s.TPS.PredictedMean, s.TPS.MeasuredMean,
+				100*(s.TPS.PredictedMean/s.TPS.MeasuredMean-1))
 		}
 		if s.TPS == nil || relErr(s.TPS.PredictedMean, s.TPS.MeasuredMean) > 0.10 {
 			t.Errorf("%s: tok/s %+v: predicted not within 10 %% of measured", r.Name, s.TPS)
