@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/parse/internal/stamp"
 	"github.com/specwatch/specwatch/parse/internal/llama"
 )
 
@@ -159,6 +160,10 @@ func isClock(c []byte) bool {
 // per ']' instead of a substring search over the whole line.
 func leadFamily(b []byte) uint8 {
 	at := 0
+	if len(b) > 0 && lex.IsDigit(b[0]) { // llama.cpp's since-start stamp, "0.01.287.775 I "
+		var t stamp.Stamp
+		at, _ = stamp.SinceStartAt(b, 0, &t)
+	}
 	for k := 0; k < 4; k++ {
 		for at < len(b) && b[at] == ' ' {
 			at++
@@ -198,6 +203,10 @@ func leadWord(b []byte) uint8 {
 		}
 	case 'm':
 		if bytes.HasPrefix(b, []byte("main: server is listening")) {
+			return famStart
+		}
+	case 's':
+		if bytes.HasPrefix(b, []byte("srv  llama_server: listening on ")) {
 			return famStart
 		}
 	}
@@ -315,6 +324,7 @@ var markers = [...]marker{
 	mark("vLLM API server version ", 'A', famStart, EngineVLLM, startEvent),
 	mark("server_args=ServerArgs(", 'A', famStart, EngineSGLang, startEvent),
 	mark("main: server is listening", 'g', famStart, EngineLlamaCpp, startEvent),
+	mark("llama_server: listening on ", '_', famStart, EngineLlamaCpp, startEvent), // 0.7.0
 }
 
 // startEvent is an engine's start-up line: an event naming no rank, which the model applies to

@@ -12,6 +12,8 @@ func TestStartLines(t *testing.T) {
 		"(APIServer pid=9120) INFO 11-20 09:00:00 [api_server.py:1885] vLLM API server version 0.11.0":                        EngineVLLM,
 		"[2026-11-20 09:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tp_size=1)": EngineSGLang,
 		"main: server is listening on http://127.0.0.1:8080 - starting the main loop":                                         EngineLlamaCpp,
+		"0.01.287.775 I srv  llama_server: listening on http://127.0.0.1:44343":                                               EngineLlamaCpp, // 0.7.0
+		"srv  llama_server: listening on http://127.0.0.1:44343":                                                              EngineLlamaCpp, // --log-jsonl's msg
 	} {
 		if r := p.Parse([]byte(line), &s); r != Matched || s.Kind != KindEvent || s.Event != EventRestart || s.Engine != engine || len(s.Rank) != 0 {
 			t.Errorf("%q: %v kind %v event %v engine %v rank %q", line, r, s.Kind, s.Event, s.Engine, s.Rank)
@@ -21,6 +23,7 @@ func TestStartLines(t *testing.T) {
 		"INFO 11-20 09:00:00 [api_server.py:1021] Starting vLLM API server on http://0.0.0.0:8000",
 		"[2026-11-20 09:00:00] old_server_args=x",
 		"main: loading model",
+		"0.01.287.775 I srv  llama_server: loading model",
 	} {
 		if r := p.Parse([]byte(line), &s); r == Matched && s.Event == EventRestart {
 			t.Errorf("%q read as a start-up line", line)
