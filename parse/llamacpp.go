@@ -29,8 +29,15 @@ func llamaLine(l llama.Line, why string, s *Sample) Result {
 	if why != "" {
 		return malformed(s, why)
 	}
-	if l.Part == llama.PartNone {
+	switch l.Part {
+	case llama.PartNone:
 		return Ignored
+	case llama.PartPromptProgress: // a long prompt's progress: prefill, not a line of the join
+		s.Kind = KindPrefill
+		if l.HasTPS {
+			s.Set(PromptTPS, l.TPS)
+		}
+		return Matched
 	}
 	s.llama.line, s.NPos = l, l.NPos
 	s.Kind, s.Event = KindDecode, EventPart

@@ -29,6 +29,9 @@ const (
 	PartProgress      // n_gen = 159, tg = 22.63 t/s, tg_3s = 19.08 t/s (older: n_decoded)
 	PartLaunch        // processing task, is_child = 0
 	PartRelease       // stop processing: n_tokens = 148, truncated = 0 (older: n_past)
+	// PartPromptProgress: prompt processing, n_tokens = 4096, progress = 0.53, t = 3.12 s /
+	// 1312.82 tokens per second: a long prompt's cumulative progress, printed from 3 s on.
+	PartPromptProgress
 )
 
 // Line is one slot line, read. Figures a line does not carry are zero.
@@ -108,6 +111,8 @@ func Message(b []byte, l Line, pos []float64) (Line, string) {
 		return perPos(b, l, pos)
 	case cut(&b, "n_gen = ") || cut(&b, "n_decoded = "):
 		return progress(b, l)
+	case cut(&b, "prompt processing, n_tokens = "):
+		return promptProgress(b, l)
 	case cut(&b, "processing task"):
 		l.Part = PartLaunch
 		return l, ""
@@ -310,4 +315,28 @@ func release(b []byte, l Line) (Line, string) {
 	}
 	l.N = float64(n)
 	return l, ""
+}
+
+// promptProgress reads "4096, progress = 0.53, t =   3.12 s / 1312.82 tokens per second": the
+// prompt tokens evaluated so far and their rate (print_timings_pp, server-context.cpp 0.7.0).
+func promptProgress(b []byte, l Line) (Line, string) {
+	n, i, ok := integer(b, skip(b, 0))
+	if !ok || n < 0 {
+		return l, "llama.cpp prompt processing: bad n_tokens"
+	}
+	if !cut2(b, &i, ", progress = ") {
+		return l, "llama.cpp prompt processing: no progress"
+	}
+	if _, i, _, ok = figure(b, i); !ok || !cut2(b, &i, ", t = ") {
+		return l, "llama.cpp prompt processing: bad progress"
+	}
+	if _, i, _, ok = figure(b, i); !ok || !cut2(b, &i, " s /") {
+		return l, "llama.cpp prompt processing: bad t"
+	}
+	l.Part, l.N = PartPromptProgress, float64(n)
+	l.TPS, i, l.HasTPS, ok = figure(b, i)
+	if !ok || !cut2(b, &i, " tokens per second") {
+		return l, "llama.cpp prompt processing: bad tokens per second"
+	}
+	return l, tail(b, i)
 }

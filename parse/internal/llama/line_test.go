@@ -30,6 +30,8 @@ func TestSlotLines(t *testing.T) {
 		{"id  0 | task 0 |      acc per pos = ()", Line{Part: PartPerPos}, nil},
 		{"id  1 | task 807 | n_gen =    159, tg =  22.63 t/s, tg_3s =  19.08 t/s", Line{Part: PartProgress, N: 159, TPS: 22.63, HasTPS: true}, nil},
 		{"id  0 | task 0 | processing task, is_child = 0", Line{Part: PartLaunch}, nil},
+		{"id  0 | task 0 | prompt processing, n_tokens =   4096, progress = 0.53, t =   3.12 s / 1312.82 tokens per second",
+			Line{Part: PartPromptProgress, N: 4096, TPS: 1312.82, HasTPS: true}, nil},
 		{"id  0 | task 0 | stop processing: n_tokens = 148, truncated = 0", Line{Part: PartRelease, N: 148}, nil},
 		// Older builds (2025 to May 2026): n_decoded, n_past, the acceptance rate line, a bare
 		// "slot print_timing: id  0 | task 0 | " header before its continuation lines.
