@@ -150,7 +150,11 @@ func posDelta(pos []float64, n int, drafts float64, prev []float64, prevDrafts f
 		if i < len(prev) {
 			c -= count(prev[i], prevDrafts)
 		}
-		pos[i] = min(max(c/dd, 0), 1)
+		r := c / dd
+		if r > 1.01 || r < -0.01 {
+			return 0 // more accepted than drafted: not one run's counters (a restart unseen)
+		}
+		pos[i] = min(max(r, 0), 1)
 		if pos[i] > 0 {
 			last = i + 1
 		}

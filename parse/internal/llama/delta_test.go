@@ -85,3 +85,16 @@ func TestDeltasLargeCounts(t *testing.T) {
 		t.Fatalf("over 200,000 drafts: %v %+v %v", k, st, pos[:3])
 	}
 }
+
+// TestDeltasInconsistentPositions: a position whose accepted count grew by more than the drafts
+// since (the list grew from 2 to 3 positions with 176 acceptances at the third over 101 new
+// drafts) is not one run's counters: the interval's list is left out, never clamped to 1.
+func TestDeltasInconsistentPositions(t *testing.T) {
+	var d Deltas
+	st, pos := read(t, "statistics        draft-mtp: #calls(b,g,a) =    1    203    203, #gen drafts =    203, #acc drafts =   172, #gen tokens =    405, #acc tokens =   308, #mean acc len = 2.52, #acc rate/pos = (0.847, 0.670)")
+	d.Apply(nil, &st, pos[:])
+	st, pos = read(t, "statistics        draft-mtp: #calls(b,g,a) =    1    304    304, #gen drafts =    304, #acc drafts =   255, #gen tokens =    912, #acc tokens =   641, #mean acc len = 3.11, #acc rate/pos = (0.839, 0.691, 0.579)")
+	if k := d.Apply(nil, &st, pos[:]); k != Delta || st.AccTokens != 333 || st.NPos != 0 {
+		t.Fatalf("%v %+v %v", k, st, pos[:3])
+	}
+}
