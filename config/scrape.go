@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest/scrape"
+	"github.com/specwatch/specwatch/internal/urlshow"
 )
 
 // ScrapeBasicAuth is a target's basic auth; the password is read from a file at start.
@@ -51,10 +52,10 @@ func (c *Config) validateScrape(bad func(key, format string, args ...any)) {
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad(key+".url", "%q: want an http:// or https:// URL", s.URL)
-		} else if seen[u.Redacted()] {
-			bad(key+".url", "%q: listed twice", u.Redacted())
+		} else if seen[u.String()] {
+			bad(key+".url", "%q: listed twice", urlshow.String(u))
 		} else {
-			seen[u.Redacted()] = true
+			seen[u.String()] = true
 		}
 		s = s.withDefaults()
 		if s.Interval < time.Second || s.Interval > time.Hour {

@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/specwatch/specwatch/internal/urlshow"
 )
 
 // PushOptions configure StartPush.
@@ -78,7 +80,7 @@ func StartPush(ctx context.Context, opts PushOptions) (*Pusher, error) {
 		}
 		return nil, fmt.Errorf("push URL (not shown: it may hold credentials): %w", err)
 	}
-	p := &Pusher{opts: opts, redacted: u.Redacted(), log: opts.Logger, done: make(chan struct{})}
+	p := &Pusher{opts: opts, redacted: urlshow.String(u), log: opts.Logger, done: make(chan struct{})}
 	if opts.Gatherer == nil {
 		return nil, fmt.Errorf("push to %s: PushOptions.Gatherer is nil", p.redacted)
 	}

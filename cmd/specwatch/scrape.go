@@ -12,6 +12,7 @@ import (
 	"github.com/specwatch/specwatch/ingest/kubepods"
 	"github.com/specwatch/specwatch/ingest/scrape"
 	"github.com/specwatch/specwatch/ingest/scrape/discover"
+	"github.com/specwatch/specwatch/internal/urlshow"
 	"github.com/specwatch/specwatch/pipeline"
 )
 
@@ -50,7 +51,7 @@ func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
-			d.log.Info().Str("target", u.Redacted()).Dur("interval", t.Interval).Dur("timeout", t.Timeout).
+			d.log.Info().Str("target", urlshow.String(u)).Dur("interval", t.Interval).Dur("timeout", t.Timeout).
 				Str("unit", t.Labels["unit"]).Msg("scraping")
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/urlshow"
 	"github.com/specwatch/specwatch/parse"
 )
 
@@ -131,9 +132,9 @@ func New(o Options) (*Source, error) {
 			return nil, fmt.Errorf("scrape target %q: want an http(s) URL", t.URL)
 		}
 		if t.Interval <= 0 || t.Timeout <= 0 {
-			return nil, fmt.Errorf("scrape target %s: interval and timeout must be positive", u.Redacted())
+			return nil, fmt.Errorf("scrape target %s: interval and timeout must be positive", urlshow.String(u))
 		}
-		tg := &target{Target: t, name: u.Redacted(), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client}
+		tg := &target{Target: t, name: urlshow.String(u), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client}
 		if t.TLS != nil {
 			tr := http.DefaultTransport.(*http.Transport).Clone()
 			tr.TLSClientConfig = t.TLS

@@ -340,13 +340,21 @@ func TestNewRefuses(t *testing.T) {
 	}
 }
 
-// TestRedactedTargetLabel: credentials in a URL never reach the target label.
+// TestRedactedTargetLabel: credentials in a URL never reach the target label: neither the
+// user nor the password, nor a token in the query (issue 27, item 17: url.URL.Redacted kept
+// "admin:xxxxx@…?access_token=SECRET").
 func TestRedactedTargetLabel(t *testing.T) {
-	src, err := New(Options{Targets: []Target{{URL: "http://user:secret@127.0.0.1:1/metrics", Interval: time.Second, Timeout: time.Second}}, Sink: &sink{}})
+	src, err := New(Options{Targets: []Target{{URL: "http://admin:secret@127.0.0.1:1/metrics?access_token=SECRET", Interval: time.Second, Timeout: time.Second}}, Sink: &sink{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := src.targets[0].name; strings.Contains(n, "secret") {
+	n := src.targets[0].name
+	for _, s := range []string{"admin", "secret", "SECRET"} {
+		if strings.Contains(n, s) {
+			t.Errorf("target label %q shows %q", n, s)
+		}
+	}
+	if n != "http://127.0.0.1:1/metrics?access_token=xxxxx" {
 		t.Errorf("target label %q", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest/scrape"
+	"github.com/specwatch/specwatch/internal/urlshow"
 )
 
 // Lister returns the targets that exist now, and one error per target it had to skip. It is
@@ -136,7 +137,7 @@ func same(a, b scrape.Target) bool {
 
 func redacted(u string) string {
 	if p, err := url.Parse(u); err == nil {
-		return p.Redacted()
+		return urlshow.String(p)
 	}
 	return u
 }
