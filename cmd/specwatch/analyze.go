@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -124,17 +125,30 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	case len(paths) == 0:
 		paths = []string{"-"}
 	}
+	// An input that cannot be read (a directory, a file deleted meanwhile) is named and skipped:
+	// the report covers the others, and the exit status says one failed.
+	var failed []error
 	for _, p := range paths {
 		if err := a.file(p); err != nil {
-			return err
+			fmt.Fprintf(stderr, "specwatch analyze: %v (skipped)\n", err)
+			failed = append(failed, err)
 		}
 	}
+	if len(paths) > 0 && len(failed) == len(paths) {
+		return fmt.Errorf("no input could be read: %w", errors.Join(failed...))
+	}
+	var err error
 	if cfg.format == "html" {
 		v, _ := buildVersion()
-		return report.WritePage(stdout, a.state.Report(), a.state.Plots(),
+		err = report.WritePage(stdout, a.state.Report(), a.state.Plots(),
 			report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
+	} else {
+		err = writeReport(stdout, cfg.format, a.state.Report())
 	}
-	return writeReport(stdout, cfg.format, a.state.Report())
+	if err == nil && len(failed) > 0 {
+		err = fmt.Errorf("%d of %d inputs could not be read (named above); the report covers the others", len(failed), len(paths))
+	}
+	return err
 }
 
 // journal reads a journal directory from its first entry to its last, through the same

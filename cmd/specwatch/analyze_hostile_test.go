@@ -222,3 +222,32 @@ func TestAnalyzeMalformedKeyValueNoPhantom(t *testing.T) {
 		t.Errorf("format_drift not raised on the rank whose lines broke: %+v", r.Series[0].Anomalies)
 	}
 }
+
+// TestAnalyzeSkipsUnreadableInput: one input that cannot be read among good ones (a directory,
+// a file deleted meanwhile) is named on stderr and skipped; the report covers the good ones
+// and the exit status is 1 (issue 27, item 19: no report at all). With no readable input there
+// is no report.
+func TestAnalyzeSkipsUnreadableInput(t *testing.T) {
+	good := analyzeJSON(t, "testdata/multi.log")
+	dir, missing := t.TempDir(), filepath.Join(t.TempDir(), "deleted.log")
+	out, stderr, code := runCmd(t, "analyze", "--format", "json", "--timezone", "UTC", "testdata/multi.log", dir, missing)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var r model.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("no report for the good input: %v\n%s", err, out)
+	}
+	if r.Input.Samples != good.Input.Samples || r.Input.Lines != good.Input.Lines {
+		t.Errorf("input %+v, want the good file's %+v", r.Input, good.Input)
+	}
+	for _, want := range []string{dir, missing, "2 of 3 inputs could not be read"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not name %q", stderr, want)
+		}
+	}
+	out, _, code = runCmd(t, "analyze", "--format", "json", dir, missing)
+	if code != 1 || out != "" {
+		t.Errorf("no readable input: exit %d, stdout %q", code, out)
+	}
+}
