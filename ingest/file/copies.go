@@ -33,6 +33,11 @@ func (s *Source) truncate(t *tail, now time.Time) {
 		s.o.Store.track(s.nextOrphan, saved)
 	}
 	t.reset(0)
+	if t.dec != nil { // its counts stay counted: counters never go down (issue 27, item 14)
+		ds := t.dec.Stats()
+		s.stats.Bad += ds.Bad
+		s.stats.Cut += ds.Cut
+	}
 	t.dec = nil
 	fp, _ := fingerprint(t.f, 0)
 	t.ident.FPLen, t.ident.FP = 0, fp

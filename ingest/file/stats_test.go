@@ -121,3 +121,29 @@ func TestStatsLineOverBound(t *testing.T) {
 		t.Errorf("lines %q, stats %+v: want the long line dropped and counted", f.lines, st)
 	}
 }
+
+// TestStatsDroppedSurviveTruncation: the dropped-line counts of a file truncated in place stay
+// counted (issue 27, item 14: specwatch_file_dropped_lines_total went 10 → 0 at a truncation,
+// and counters never go down).
+func TestStatsDroppedSurviveTruncation(t *testing.T) {
+	f := followIn(t, Options{}, "*.log")
+	w, err := os.OpenFile(f.path("engine.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	must(t, err)
+	// A Docker json-file: records that are not JSON are dropped as "format".
+	w.WriteString(`{"log":"line 1\n","stream":"stderr","time":"2026-11-20T09:00:00.000000000Z"}` + "\n")
+	for range 10 {
+		w.WriteString("not a json-file record\n")
+	}
+	w.Close()
+	f.drain()
+	before := f.src.Stats()
+	if before.Bad == 0 {
+		t.Fatalf("stats %+v: want the bad records counted", before)
+	}
+	must(t, os.Truncate(f.path("engine.log"), 0))
+	f.now = f.now.Add(time.Second)
+	f.drain()
+	if st := f.src.Stats(); st.Truncated != 1 || st.Bad < before.Bad || st.Cut < before.Cut {
+		t.Errorf("after a truncation: stats %+v, before %+v: a counter went down", st, before)
+	}
+}
