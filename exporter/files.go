@@ -13,6 +13,7 @@ import (
 type fileDescs struct {
 	watched, open, lag, readBytes            *prometheus.Desc
 	rotations, copies, dropped, saveFailures *prometheus.Desc
+	damaged                                  *prometheus.Desc
 }
 
 // Label values of specwatch_file_rotations_total and specwatch_file_dropped_lines_total.
@@ -44,11 +45,13 @@ func newFileDescs() *fileDescs {
 			"reason"),
 		saveFailures: d("specwatch_file_position_save_failures_total",
 			"Failed writes of the file positions to state_dir; until one succeeds, a restart resumes from the positions last written."),
+		damaged: d("specwatch_file_positions_damaged_total",
+			"Saved file positions that claimed records past their file's end (a damaged positions file): resumed at their line's start instead."),
 	}
 }
 
 func (d *fileDescs) describe(ch chan<- *prometheus.Desc) {
-	for _, x := range []*prometheus.Desc{d.watched, d.open, d.lag, d.readBytes, d.rotations, d.copies, d.dropped, d.saveFailures} {
+	for _, x := range []*prometheus.Desc{d.watched, d.open, d.lag, d.readBytes, d.rotations, d.copies, d.dropped, d.saveFailures, d.damaged} {
 		ch <- x
 	}
 }
@@ -72,4 +75,5 @@ func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *file.Stats) {
 		counter(d.dropped, n, dropReasons[i])
 	}
 	counter(d.saveFailures, st.SaveFailures)
+	counter(d.damaged, st.DamagedPositions)
 }

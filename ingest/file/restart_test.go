@@ -2,8 +2,10 @@ package file
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -200,4 +202,38 @@ func TestRestartTruncatedOriginalStillEmpty(t *testing.T) {
 	f.write("c.log", 16, 20)
 	f.drain()
 	f.exactlyOnce(20)
+}
+
+// TestRestartDamagedDone: a positions file whose entry says records were applied far past the
+// file's end (done: 10^15, as a corrupted or hand-edited file can) is not believed: the file
+// (a CRI log, whose resumption skips records up to done) resumes at the entry's offset, every
+// later line is read, and the damage is counted (issue 27, item 7: 0 of 100 lines read,
+// nothing said).
+func TestRestartDamagedDone(t *testing.T) {
+	cri := func(f *follower, from, to int) {
+		w, err := os.OpenFile(f.path("a.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		must(t, err)
+		defer w.Close()
+		for i := from; i <= to; i++ {
+			fmt.Fprintf(w, "2026-11-20T09:00:00.000000000Z stdout F line %04d\n", i)
+		}
+	}
+	f := followIn(t, Options{}, "*.log")
+	cri(f, 1, 10)
+	f.drain()
+	must(t, f.store.Flush())
+	b, err := os.ReadFile(f.store.Path())
+	must(t, err)
+	damaged := regexp.MustCompile(`"done":\d+`).ReplaceAllString(string(b), `"done":1000000000000000`)
+	if damaged == string(b) {
+		t.Fatalf("positions %s: no done to damage", b)
+	}
+	must(t, os.WriteFile(f.store.Path(), []byte(damaged), 0o600))
+	f = f.restart(false)
+	cri(f, 11, 110)
+	f.drain()
+	f.exactlyOnce(110)
+	if st := f.src.Stats(); st.DamagedPositions != 1 {
+		t.Errorf("stats %+v: want the damaged position counted", st)
+	}
 }

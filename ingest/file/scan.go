@@ -186,6 +186,13 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 	}
 	switch p, how := s.match(t); how {
 	case matchSaved, matchOrphan:
+		if p.Done > t.size && p.Offset <= t.size {
+			// Records applied past the file's end: a damaged position (the positions file
+			// edited or corrupted). Resuming at its line's start reads what follows instead of
+			// skipping everything up to a Done that will never come (issue 27, item 7).
+			s.stats.DamagedPositions++
+			p.Done, p.Skip = p.Offset, 0
+		}
 		t.reset(p.Offset)
 		t.done = p.Done
 		if t.sniff() && p.Done != p.Offset {

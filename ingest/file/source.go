@@ -79,6 +79,7 @@ type Stats struct {
 	CopiesRead                    int64 // copytruncate copies read from the truncation point
 	Bad, Cut                      int64 // records not of the file's format; lines dropped unfinished or over the bound
 	SaveFailures                  int64 // failed writes of the positions file (Store.Flush)
+	DamagedPositions              int64 // saved positions past their file's end, resumed at their line's start
 }
 
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
