@@ -111,6 +111,11 @@ func detectJSON(p []byte) (Shape, bool) {
 	if complete && containerlog.Sniff(line) == containerlog.DockerJSON {
 		return DockerJSON, false
 	}
+	if !complete && containerlog.SniffPrefix(line) == containerlog.DockerJSON {
+		// A first record past the peek (dockerd writes '<' as six bytes: a 12 KiB line of
+		// them is 72 KiB): json-file writes "log" first, which no journal entry has.
+		return DockerJSON, false
+	}
 	return Raw, !complete
 }
 

@@ -251,3 +251,35 @@ func TestAnalyzeSkipsUnreadableInput(t *testing.T) {
 		t.Errorf("no readable input: exit %d, stdout %q", code, out)
 	}
 }
+
+// TestAnalyzeDockerJSONLongFirstRecord: a Docker json-file whose first record is over 64 KiB
+// (dockerd writes '<' as \u003c, six bytes for one) is still read as json-file: its 200 engine
+// lines are samples, none malformed, no format_drift (issue 27, item 12: 0 of 200 samples).
+func TestAnalyzeDockerJSONLongFirstRecord(t *testing.T) {
+	var b strings.Builder
+	rec := func(msg string, sec int) {
+		m, _ := json.Marshal(msg + "\n")
+		fmt.Fprintf(&b, `{"log":%s,"stream":"stderr","time":"2026-11-20T09:%02d:%02d.000000000Z"}`+"\n", m, sec/60, sec%60)
+	}
+	b.WriteString(`{"log":"`)
+	b.WriteString(strings.Repeat(`\u003c`, 12000))
+	b.WriteString(`\n","stream":"stdout","time":"2026-11-20T09:00:00.000000000Z"}` + "\n")
+	for i := range 200 {
+		rec(fmt.Sprintf("[2026-11-20 09:00:%02d TP0] Decode batch, #running-req: 1, #token: %d, token usage: 0.00, accept len: 3.50, accept rate: 0.41, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0", i%60, 100+i), i)
+	}
+	path := filepath.Join(t.TempDir(), "abc-json.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeJSON(t, path)
+	if r.Input.Samples != 200 || r.Input.Malformed != 0 {
+		t.Errorf("input %+v: want 200 samples, none malformed", r.Input)
+	}
+	for _, s := range r.Series {
+		for _, a := range s.Anomalies {
+			if a.Kind == "format_drift" {
+				t.Errorf("format_drift: %+v", a)
+			}
+		}
+	}
+}

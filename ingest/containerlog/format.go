@@ -50,6 +50,21 @@ func Sniff(line []byte) Format {
 	return Plain
 }
 
+// SniffPrefix decides the format from the start of a first line too long to hold whole (a
+// Docker json-file record of a 1 MB line, whose "time" comes last): the json-file driver
+// writes "log" first, the CRI prefix is whole at the start. Anything else is plain.
+func SniffPrefix(head []byte) Format {
+	if bytes.HasPrefix(head, []byte(`{"log":"`)) {
+		return DockerJSON
+	}
+	if sp := bytes.IndexByte(head, ' '); sp > 0 {
+		if _, _, _, _, ok := splitCRI(head); ok {
+			return CRI
+		}
+	}
+	return Plain
+}
+
 // splitCRI splits `TIME STREAM TAG MESSAGE`. TAG is P (partial) or F (full), possibly followed
 // by ':'-separated flags a later CRI version may add. The message may be empty, with or without
 // the space before it.

@@ -1,7 +1,9 @@
 package file
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,5 +245,23 @@ func TestRotationFollowedQuickly(t *testing.T) {
 	}
 	if len(f.lines) != 4 || f.now.Sub(start) > time.Second {
 		t.Fatalf("after %v: lines %q, want line 4 within a second (the full scan is 10 s apart)", f.now.Sub(start), f.lines)
+	}
+}
+
+// TestFollowDockerJSONLongFirstRecord: a json-file whose first record is over the 64 KiB the
+// format is sniffed from (dockerd's \u003c for '<') is still decoded as json-file, its lines
+// read as the engine wrote them (issue 27, item 12: decoded as plain text, every line malformed).
+func TestFollowDockerJSONLongFirstRecord(t *testing.T) {
+	f := followIn(t, Options{}, "*.log")
+	w, err := os.OpenFile(f.path("c-json.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	must(t, err)
+	w.WriteString(`{"log":"` + strings.Repeat(`\u003c`, 12000) + `\n","stream":"stdout","time":"2026-11-20T09:00:00.000000000Z"}` + "\n")
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(w, `{"log":"line %04d\n","stream":"stderr","time":"2026-11-20T09:00:01.000000000Z"}`+"\n", i)
+	}
+	w.Close()
+	f.drain()
+	if len(f.lines) != 6 || f.lines[0] != strings.Repeat("<", 12000) || f.lines[5] != "line 0005" {
+		t.Errorf("%d lines, last %q: want the long record and 5 lines decoded", len(f.lines), f.lines[len(f.lines)-1])
 	}
 }

@@ -138,7 +138,7 @@ func (t *tail) sniff() bool {
 	if k < 0 && n < len(buf) {
 		return false
 	}
-	format := containerlog.Plain
+	format := containerlog.SniffPrefix(buf[:n]) // a first line past 64 KiB (issue 27, item 12)
 	if k >= 0 {
 		format = containerlog.Sniff(buf[:k])
 	}
