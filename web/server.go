@@ -17,6 +17,7 @@ import (
 
 	toolkit "github.com/prometheus/exporter-toolkit/web"
 	"github.com/specwatch/specwatch/exporter"
+	"github.com/specwatch/specwatch/internal/readfile"
 )
 
 // ServerOptions configure NewServer.
@@ -135,6 +136,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // port fails at startup with its name.
 func (s *Server) Listen() error {
 	if f := s.opts.WebConfigFile; f != "" {
+		// toolkit.Validate reads with os.ReadFile: a FIFO would block it, /dev/zero fill memory.
+		if _, err := readfile.Regular(f, maxWebConfigBytes); err != nil {
+			return fmt.Errorf("web config %s: %w", f, err)
+		}
 		if err := toolkit.Validate(f); err != nil {
 			return fmt.Errorf("web config %s: %w", f, err)
 		}

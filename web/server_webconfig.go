@@ -7,16 +7,20 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 
 	toolkit "github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/specwatch/specwatch/internal/readfile"
 )
 
 // serve is exporter-toolkit's web.Serve with basic auth moved inside the handler, so that
 // /-/healthy can be exempt (see ServerOptions.WebConfigFile): the same file, parsed the same way,
-// the same TLS settings through toolkit.ConfigToTLSConfig, reloaded on every handshake and
-// request as the toolkit does. Listen has already run toolkit.Validate on the file.
+// the same TLS settings through toolkit.ConfigToTLSConfig, reloaded when the file changed
+// (webConfigCache), where the toolkit reads it on every handshake and request. Listen has
+// already run toolkit.Validate on the file.
 func (s *Server) serve(ln net.Listener) error {
 	addr := ln.Addr().String()
 	path := s.opts.WebConfigFile
@@ -28,7 +32,7 @@ func (s *Server) serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	wh := &webHandler{path: path, next: s.handler, s: s, auth: newBasicAuth()}
+	wh := &webHandler{conf: &webConfigCache{path: path}, next: s.handler, s: s, auth: newBasicAuth()}
 	if c.RateLimiterConfig.Interval != 0 {
 		wh.limiter = rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
 	}
@@ -46,7 +50,7 @@ func (s *Server) serve(ln net.Listener) error {
 		s.srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
 	}
 	tc.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		c, err := loadWebConfig(path)
+		c, err := wh.conf.get()
 		if err != nil {
 			return nil, err
 		}
@@ -71,9 +75,9 @@ func (s *Server) serve(ln net.Listener) error {
 // loadWebConfig reads the web config exactly as exporter-toolkit does (its loader is
 // unexported): strict YAML v2, its defaults, file paths relative to the file.
 func loadWebConfig(path string) (*toolkit.Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Regular(path, maxWebConfigBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web config: %w", err)
 	}
 	c := &toolkit.Config{
 		TLSConfig:  toolkit.TLSConfig{MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS13},
@@ -86,12 +90,47 @@ func loadWebConfig(path string) (*toolkit.Config, error) {
 	return c, nil
 }
 
-// webHandler applies the web config to each request, re-reading the file so that an edit takes
-// effect at once: the rate limit, the configured headers, then basic auth on every path but
+// maxWebConfigBytes bounds the web config: users, hashes and TLS paths are a few kilobytes.
+const maxWebConfigBytes = 1 << 20
+
+// webConfigCache hands out the web config, read again only when the file changed (its identity,
+// size or modification time): a stat per request and handshake, never an open that a FIFO
+// blocks or a read that /dev/zero makes endless (issue 27, item 9). A file that is not regular
+// fails at the stat.
+type webConfigCache struct {
+	path string
+	mu   sync.Mutex
+	fi   os.FileInfo // of the file c was read from
+	c    *toolkit.Config
+}
+
+func (w *webConfigCache) get() (*toolkit.Config, error) {
+	fi, err := os.Stat(w.path)
+	if err != nil {
+		return nil, fmt.Errorf("web config: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("web config %s: not a regular file (%v)", w.path, fi.Mode().Type())
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.c != nil && os.SameFile(w.fi, fi) && w.fi.Size() == fi.Size() && w.fi.ModTime().Equal(fi.ModTime()) {
+		return w.c, nil
+	}
+	c, err := loadWebConfig(w.path)
+	if err != nil {
+		return nil, err
+	}
+	w.fi, w.c = fi, c
+	return c, nil
+}
+
+// webHandler applies the web config to each request, re-reading the file when it changed so
+// that an edit takes effect at once: the rate limit, the configured headers, then basic auth on every path but
 // /-/healthy. An unreadable file fails closed (500) everywhere but /-/healthy: liveness does
 // not depend on the file, and restarting would not help, since Listen would refuse it.
 type webHandler struct {
-	path    string
+	conf    *webConfigCache
 	next    http.Handler
 	s       *Server
 	limiter *rate.Limiter // rate_limit, read once at start as exporter-toolkit does; nil: none
@@ -100,7 +139,7 @@ type webHandler struct {
 
 func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	exempt := r.URL.Path == healthyPath
-	c, err := loadWebConfig(h.path)
+	c, err := h.conf.get()
 	if err != nil {
 		h.s.log.Error("reading the web config", "err", err)
 		if !exempt {
