@@ -32,6 +32,7 @@ type pod struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec struct {
+		NodeName   string `json:"nodeName"`
 		Containers []struct {
 			Name  string `json:"name"`
 			Ports []struct {

@@ -34,6 +34,10 @@ const (
 	DefaultCAFile    = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"
 )
 
+// DefaultMaxTargets bounds the targets of one node: a node runs 110 pods by default, and a GPU
+// node serves a handful of engines.
+const DefaultMaxTargets = 64
+
 // maxListBytes bounds one pod list: a node runs at most a few hundred pods (110 by default),
 // each a few kilobytes of JSON.
 const maxListBytes = 16 << 20
@@ -52,6 +56,9 @@ type Options struct {
 	Interval, Timeout time.Duration
 	// Client overrides the HTTP client (tests); nil builds one for APIServer and CA.
 	Client *http.Client
+	// MaxTargets bounds the targets returned (0: DefaultMaxTargets); the annotated pods past
+	// it are named in one error, never scraped.
+	MaxTargets int
 }
 
 // Discoverer lists the node's annotated pods. Targets may be called from any goroutine, one
@@ -76,6 +83,9 @@ func New(o Options) (*Discoverer, error) {
 	}
 	if o.Interval <= 0 || o.Timeout <= 0 {
 		return nil, errors.New("kubernetes pod discovery: interval and timeout must be positive")
+	}
+	if o.MaxTargets <= 0 {
+		o.MaxTargets = DefaultMaxTargets
 	}
 	q := url.Values{"fieldSelector": {"spec.nodeName=" + o.Node}}
 	d := &Discoverer{o: o, list: strings.TrimRight(o.APIServer, "/") + "/api/v1/pods?" + q.Encode(), client: o.Client}
@@ -143,14 +153,31 @@ func (d *Discoverer) Targets(ctx context.Context) ([]scrape.Target, []error, err
 	}
 	var out []scrape.Target
 	var bad []error
+	foreign, over := 0, 0
 	for i := range list.Items {
-		t, ok, err := d.target(&list.Items[i])
+		p := &list.Items[i]
+		if p.Spec.NodeName != d.o.Node {
+			// The field selector asked for this node's pods only: a list that holds others (a
+			// proxy, an API server ignoring the selector) must not make this daemon scrape
+			// the whole cluster (issue 27, item 18).
+			foreign++
+			continue
+		}
+		t, ok, err := d.target(p)
 		switch {
 		case err != nil:
 			bad = append(bad, err)
-		case ok:
+		case ok && len(out) < d.o.MaxTargets:
 			out = append(out, t)
+		case ok:
+			over++
 		}
+	}
+	if foreign > 0 {
+		bad = append(bad, fmt.Errorf("listing the pods of node %s: %d pods of other nodes in the list, skipped", d.o.Node, foreign))
+	}
+	if over > 0 {
+		bad = append(bad, fmt.Errorf("node %s: %d annotated pods past the %d targets a node may have, not scraped", d.o.Node, over, d.o.MaxTargets))
 	}
 	return out, bad, nil
 }

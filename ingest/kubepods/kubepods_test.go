@@ -2,6 +2,7 @@ package kubepods
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -17,23 +18,23 @@ const podsJSON = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersi
  "spec":{"nodeName":"gpu07","containers":[{"name":"vllm","image":"vllm/vllm-openai:v0.11.0","ports":[{"name":"http","containerPort":8000,"protocol":"TCP"}]},{"name":"sidecar","image":"x"}]},
  "status":{"phase":"Running","podIP":"10.244.1.7"}},
 {"metadata":{"name":"sglang-0","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"metrics","specwatch.io/path":"/m","specwatch.io/scheme":"https"}},
- "spec":{"containers":[{"name":"sglang","ports":[{"name":"http","containerPort":30000},{"name":"metrics","containerPort":30001}]}]},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"sglang","ports":[{"name":"http","containerPort":30000},{"name":"metrics","containerPort":30001}]}]},
  "status":{"phase":"Running","podIP":"fd00::7"}},
 {"metadata":{"name":"one-port","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/container":"engine"}},
- "spec":{"containers":[{"name":"server","ports":[{"containerPort":8080}]}]},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"server","ports":[{"containerPort":8080}]}]},
  "status":{"phase":"Running","podIP":"10.244.1.9"}},
 {"metadata":{"name":"node-exporter-x","namespace":"monitoring","annotations":{"prometheus.io/scrape":"true","prometheus.io/port":"9100"}},
- "spec":{"containers":[{"name":"node-exporter","ports":[{"containerPort":9100}]}]},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"node-exporter","ports":[{"containerPort":9100}]}]},
  "status":{"phase":"Running","podIP":"10.0.3.7"}},
 {"metadata":{"name":"pending","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"8000"}},
- "spec":{"containers":[{"name":"vllm"}]},"status":{"phase":"Pending"}},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"vllm"}]},"status":{"phase":"Pending"}},
 {"metadata":{"name":"two-ports","namespace":"llm","annotations":{"specwatch.io/scrape":"true"}},
- "spec":{"containers":[{"name":"a","ports":[{"containerPort":1},{"containerPort":2}]}]},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"a","ports":[{"containerPort":1},{"containerPort":2}]}]},
  "status":{"phase":"Running","podIP":"10.244.1.10"}},
 {"metadata":{"name":"bad-scheme","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"80","specwatch.io/scheme":"ftp"}},
- "spec":{"containers":[{"name":"a"}]},"status":{"phase":"Running","podIP":"10.244.1.11"}},
+ "spec":{"nodeName":"gpu07","containers":[{"name":"a"}]},"status":{"phase":"Running","podIP":"10.244.1.11"}},
 {"metadata":{"name":"bad-port","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"99999"}},
- "spec":{"containers":[{"name":"a"}]},"status":{"phase":"Running","podIP":"10.244.1.12"}}
+ "spec":{"nodeName":"gpu07","containers":[{"name":"a"}]},"status":{"phase":"Running","podIP":"10.244.1.12"}}
 ]}`
 
 func fakeAPI(t *testing.T, status int, body string) (*httptest.Server, *http.Request) {
@@ -129,5 +130,48 @@ func TestNewRefuses(t *testing.T) {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
 		}
+	}
+}
+
+// TestTargetsScopedAndCapped: a list of 3,007 annotated pods of which 6 run on this node (an
+// API server or proxy that ignored the field selector) gives the 6, and names the others; 100
+// annotated pods on this node give MaxTargets and name the rest (issue 27, item 18: 3,004
+// targets, 3,001 of them other nodes' pods).
+func TestTargetsScopedAndCapped(t *testing.T) {
+	list := func(n int, node func(i int) string) string {
+		var b strings.Builder
+		b.WriteString(`{"kind":"PodList","apiVersion":"v1","items":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"metadata":{"name":"p%d","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"8000"}},`+
+				`"spec":{"nodeName":%q,"containers":[{"name":"vllm"}]},"status":{"phase":"Running","podIP":"10.244.%d.%d"}}`, i, node(i), i/250, i%250)
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	srv, _ := fakeAPI(t, 200, list(3007, func(i int) string {
+		if i%500 == 0 {
+			return "gpu07"
+		}
+		return fmt.Sprintf("gpu%02d", 8+i%40)
+	}))
+	d, err := New(Options{APIServer: srv.URL, Node: "gpu07", Interval: time.Second, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, bad, err := d.Targets(context.Background())
+	if err != nil || len(ts) != 7 || len(bad) != 1 || !strings.Contains(bad[0].Error(), "3000 pods of other nodes") {
+		t.Errorf("%d targets, errors %v, %v: want this node's 7", len(ts), bad, err)
+	}
+	srv, _ = fakeAPI(t, 200, list(100, func(int) string { return "gpu07" }))
+	d, err = New(Options{APIServer: srv.URL, Node: "gpu07", Interval: time.Second, Timeout: time.Second, MaxTargets: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, bad, err = d.Targets(context.Background())
+	if err != nil || len(ts) != 64 || len(bad) != 1 || !strings.Contains(bad[0].Error(), "36 annotated pods past the 64 targets") {
+		t.Errorf("%d targets, errors %v, %v: want 64 and the rest named", len(ts), bad, err)
 	}
 }
