@@ -93,6 +93,8 @@ type Server struct {
 
 	mu sync.Mutex
 	ln net.Listener
+
+	authLog authLog // failed logins, logged at most once a minute
 }
 
 // NewServer builds the server and its handler; it panics if Source or Metrics is nil, which

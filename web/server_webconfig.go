@@ -32,7 +32,7 @@ func (s *Server) serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	wh := &webHandler{conf: &webConfigCache{path: path}, next: s.handler, s: s, auth: newBasicAuth()}
+	wh := &webHandler{conf: &webConfigCache{path: path}, next: s.handler, s: s, auth: newBasicAuth(newAuthFailures(s.opts.Metrics.Registry()))}
 	if c.RateLimiterConfig.Interval != 0 {
 		wh.limiter = rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
 	}
@@ -155,10 +155,18 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range c.HTTPConfig.Header {
 		w.Header().Set(k, v)
 	}
-	if !exempt && len(c.Users) > 0 && !h.auth.allow(c.Users, r) {
-		w.Header().Set("WWW-Authenticate", `Basic realm="specwatch", charset="UTF-8"`)
-		http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
-		return
+	if !exempt && len(c.Users) > 0 {
+		switch h.auth.allow(c.Users, r) {
+		case authRefused:
+			h.s.authFailed(r)
+			w.Header().Set("WWW-Authenticate", `Basic realm="specwatch", charset="UTF-8"`)
+			http.Error(w, http.StatusText(http.StatusUnauthorized), http.StatusUnauthorized)
+			return
+		case authThrottled:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, http.StatusText(http.StatusTooManyRequests), http.StatusTooManyRequests)
+			return
+		}
 	}
 	h.next.ServeHTTP(w, r)
 }
