@@ -37,6 +37,11 @@ type refResult struct {
 }
 
 type refReader struct {
+	// limit, when set, bounds one reading: a child that takes longer is killed and the
+	// reading gives no reference (errRefCrashed). The fuzz target sets it: Go's fuzz worker
+	// dies of any input that runs 10 s, and libsystemd took up to 5.5 s on some damaged files
+	// (13 s beside a loaded CI run), which failed the fuzzing with no fault of the reader.
+	limit  time.Duration
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	in     io.WriteCloser
@@ -92,7 +97,7 @@ func (r *refReader) read(c diffCase) diffRead {
 	req, _ := json.Marshal(refRequest{Dir: c.dir, Since: c.Since, Units: c.Units, RecoverFor: c.recoverFor})
 	_, err := fmt.Fprintf(r.in, "%s\n", req)
 	if err == nil {
-		err = r.out.Decode(&res)
+		err = r.decode(&res)
 	}
 	if err != nil {
 		r.stop()
@@ -106,6 +111,23 @@ func (r *refReader) read(c diffCase) diffRead {
 		res.Read.err = errors.New(res.Err)
 	}
 	return res.Read
+}
+
+// decode reads the child's answer, within limit when one is set.
+func (r *refReader) decode(res *refResult) error {
+	if r.limit <= 0 {
+		return r.out.Decode(res)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.out.Decode(res) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(r.limit):
+		r.cmd.Process.Kill() // stop then waits for it; the decode ends with the pipe
+		<-done
+		return fmt.Errorf("no answer within %v", r.limit)
+	}
 }
 
 func (r *refReader) stop() {

@@ -57,6 +57,7 @@ func FuzzNativeJournal(f *testing.F) {
 	requireSD(f)
 	ref := newRefReader()
 	f.Cleanup(ref.Close)
+	ref.limit = 2 * time.Second // see refReader.limit
 	intact := map[bool][]journaltest.Owned{}
 	for _, unit := range []bool{false, true} {
 		intact[unit] = ref.read(fuzzCase(work, unit)).Entries
