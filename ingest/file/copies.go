@@ -17,7 +17,7 @@ import (
 func (s *Source) truncate(t *tail, now time.Time) {
 	s.stats.Truncated++
 	old := t.position()
-	old.Path, old.Identity = t.path, t.ident
+	old.Path, old.Identity, old.Unit = t.path, t.ident, string(t.unit)
 	resumed := false
 	for _, c := range s.files {
 		if c.parked && c.shadowOf == t.id {
@@ -41,7 +41,7 @@ func (s *Source) truncate(t *tail, now time.Time) {
 	t.dec = nil
 	fp, _ := fingerprint(t.f, 0)
 	t.ident.FPLen, t.ident.FP = 0, fp
-	s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident})
+	s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Unit: string(t.unit)})
 }
 
 // unpark starts reading a copy at its original's position.
@@ -55,11 +55,14 @@ func (s *Source) unpark(c *tail, p Position, now time.Time) {
 	}
 	c.reset(p.Offset)
 	c.done = p.Done
+	if c.meta.Container == "" {
+		c.unit = []byte(p.unitName()) // the original's lines: the original's series
+	}
 	s.stats.CopiesRead++
 	if c.sniff() && p.Done != p.Offset {
 		c.dec.Resume(p.Skip, p.Done)
 	}
-	s.o.Store.track(c.id, Position{Path: c.path, Identity: c.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip})
+	s.o.Store.track(c.id, Position{Path: c.path, Identity: c.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip, Unit: string(c.unit)})
 }
 
 const (

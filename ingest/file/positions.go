@@ -32,6 +32,18 @@ type Position struct {
 	// for its copy until a scan finds the copy: a restart in between must resume the copy
 	// there, not read it again from its start. Only a copy takes it, never the file itself.
 	Orphan bool `json:"orphan,omitempty"`
+	// Unit is the name the file's lines carry (the unit label): the name it was found under,
+	// kept through renames (app.log → app.log.1) and restarts, and given to a copytruncate
+	// copy, so that a rotated file never becomes a second series. Empty: Path.
+	Unit string `json:"unit,omitempty"`
+}
+
+// unitName is the name a position's lines carry.
+func (p *Position) unitName() string {
+	if p.Unit != "" {
+		return p.Unit
+	}
+	return p.Path
 }
 
 // savedFile is the positions file's schema.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/containerlog"
@@ -236,4 +237,48 @@ func TestRestartDamagedDone(t *testing.T) {
 	if st := f.src.Stats(); st.DamagedPositions != 1 {
 		t.Errorf("stats %+v: want the damaged position counted", st)
 	}
+}
+
+// TestRestartAcrossRenameKeepsUnit: a plain log renamed by its rotation (app.log → app.log.1,
+// both under the globs) keeps the name its lines were labelled with, before and after a
+// restart, and so does a copytruncate copy: a rotated file never becomes a second series
+// (issue 27, item 11: app.log and app.log.1 both summed in fleet tok/s until expiry).
+func TestRestartAcrossRenameKeepsUnit(t *testing.T) {
+	f := followIn(t, Options{}, "app.log*")
+	f.write("app.log", 1, 5)
+	f.drain()
+	must(t, os.Rename(f.path("app.log"), f.path("app.log.1")))
+	f.write("app.log.1", 6, 8) // the writer still holds the renamed file
+	f.drain()
+	f = f.restart(true)
+	f.units = nil
+	f.write("app.log.1", 9, 10)
+	f.write("app.log", 11, 12)
+	f.drain()
+	f.exactlyOnce(12)
+	for i, u := range f.units {
+		if u != f.path("app.log") {
+			t.Errorf("line %d after the restart: unit %q, want %q", i, u, f.path("app.log"))
+		}
+	}
+	// copytruncate: the copy's lines are the original's.
+	f.units = nil
+	must(t, os.WriteFile(f.path("app.log.2"), mustRead(t, f.path("app.log")), 0o644))
+	must(t, os.Truncate(f.path("app.log"), 0))
+	f.write("app.log", 13, 14)
+	f.now = f.now.Add(time.Second)
+	f.drain()
+	f.exactlyOnce(14)
+	for i, u := range f.units {
+		if u != f.path("app.log") {
+			t.Errorf("line %d after a copytruncate: unit %q, want %q", i, u, f.path("app.log"))
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	return b
 }

@@ -195,13 +195,16 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		}
 		t.reset(p.Offset)
 		t.done = p.Done
+		if t.meta.Container == "" {
+			t.unit = []byte(p.unitName()) // renamed (or a copy) since: its lines keep their series
+		}
 		if t.sniff() && p.Done != p.Offset {
 			t.dec.Resume(p.Skip, p.Done)
 		}
 		if how == matchOrphan {
 			s.stats.CopiesRead++
 		}
-		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip})
+		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip, Unit: string(t.unit)})
 	case matchLive:
 		t.parked = true
 	default:
@@ -212,7 +215,7 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		}
 		t.reset(off)
 		t.skip = skip
-		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off})
+		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off, Unit: string(t.unit)})
 	}
 }
 
