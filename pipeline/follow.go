@@ -52,7 +52,6 @@ const (
 func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) error {
 	p.following = true
 	var lastFlush, lastTick, lastEntry, lastStats time.Time
-	dirty := false
 	for ctx.Err() == nil {
 		// journald tells readers about appends on a 250 ms coalescing timer; while entries are
 		// flowing, short waits let the reader find them sooner (tens of ms from write to
@@ -75,15 +74,17 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 			p.Apply(&p.entry)
 			if len(p.entry.Cursor) > 0 {
 				cur.Mark(p.entry.Cursor)
-				dirty = true
 			}
 		} else {
 			p.atTail()
 		}
 		now := p.now()
-		if dirty && now.Sub(lastFlush) >= time.Second {
+		// Every second, not only after an entry: a quiet first start has positions to save too
+		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
+		// write nothing when nothing changed.
+		if now.Sub(lastFlush) >= time.Second {
 			p.flush(cur)
-			lastFlush, dirty = now, false
+			lastFlush = now
 		}
 		if now.Sub(lastStats) >= time.Second {
 			p.copyStats(src)

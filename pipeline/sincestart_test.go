@@ -124,3 +124,47 @@ func TestSinceStartSpanRestarts(t *testing.T) {
 		t.Error("HasSinceStart")
 	}
 }
+
+// TestFollowFirstStartSavesPositions: a first start that reads no line (the logs are quiet)
+// still saves where it began within a second or two, so that a SIGKILL and a restart resume
+// there instead of starting at the end again and skipping what was written in between (issue
+// 27, item 6: 20 lines lost). The check runs inside the loop, before Follow's final flush,
+// which a SIGKILL never reaches.
+func TestFollowFirstStartSavesPositions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "engine.log")
+	if err := os.WriteFile(path, []byte("old line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 12, 5, 7, 51, 0, 0, time.UTC)
+	now := start
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := file.NewStore(state)
+	saved := false
+	src := file.New(file.Options{Globs: []string{path}, Store: store, StartAtEnd: true, Now: func() time.Time { return now },
+		Wait: func(d time.Duration) {
+			now = now.Add(d)
+			if now.Sub(start) >= 3*time.Second {
+				_, err := os.Stat(store.Path())
+				saved = err == nil
+				cancel()
+			}
+		}})
+	defer src.Close()
+	p := New(NewState(StateOptions{Live: true}), Options{Year: 2026, Now: func() time.Time { return now }})
+	if err := p.Follow(ctx, src, store); err != nil {
+		t.Fatal(err)
+	}
+	if !saved {
+		t.Fatal("3 s after a quiet first start no position was saved: a SIGKILL now loses what is written next")
+	}
+	pos, existed, err := store.Load()
+	if err != nil || !existed || len(pos) != 1 || pos[0].Offset != int64(len("old line\n")) {
+		t.Errorf("positions %+v (existed %v, %v): want the file's end", pos, existed, err)
+	}
+}
