@@ -1,7 +1,6 @@
 package file
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -121,7 +120,7 @@ func sameStart(c, t *tail) bool {
 	f := c.f
 	if f == nil {
 		var err error
-		if f, err = os.Open(c.path); err != nil {
+		if f, _, err = openFile(c.path); err != nil {
 			return false
 		}
 		defer f.Close()

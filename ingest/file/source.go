@@ -7,6 +7,7 @@
 package file
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -273,8 +274,11 @@ func (s *Source) Close() error {
 	return nil
 }
 
+// openFile opens a log file without blocking and refuses anything but a regular file: a name
+// the scan saw as a regular file may be a FIFO by the time it is opened, and a blocking open
+// of a FIFO without a writer would stop the follower for good (issue 27, item 8).
 func openFile(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,6 +286,10 @@ func openFile(path string) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		f.Close()
 		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
 	}
 	return f, fi, nil
 }
