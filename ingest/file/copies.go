@@ -49,9 +49,6 @@ func (s *Source) unpark(c *tail, p Position, now time.Time) {
 	if c.f == nil {
 		s.reopen(c, now)
 	}
-	if c.buf == nil {
-		c.buf = make([]byte, 64<<10)
-	}
 	c.reset(p.Offset)
 	c.done = p.Done
 	if c.meta.Container == "" {

@@ -170,7 +170,7 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		f.Close() // replaced between the stat and the open: the next scan sees the new one
 		return
 	}
-	t := &tail{id: s.nextID, path: fd.path, meta: m, f: f, max: s.o.MaxLineBytes, buf: make([]byte, 64<<10),
+	t := &tail{id: s.nextID, path: fd.path, meta: m, f: f, max: s.o.MaxLineBytes,
 		lastData: now, lastUsed: now}
 	s.nextID++
 	t.ident.Dev, t.ident.Ino = key.dev, key.ino

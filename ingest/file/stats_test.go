@@ -147,3 +147,30 @@ func TestStatsDroppedSurviveTruncation(t *testing.T) {
 		t.Errorf("after a truncation: stats %+v, before %+v: a counter went down", st, before)
 	}
 }
+
+// TestReadBuffersReleased: a file read to its end holds no read buffer, even one that grew for
+// a 1 MB line, so that many followed files cost no memory while quiet (issue 27, item 10: 300
+// files that once had a 1 MB line kept 377 MB resident after everything was read).
+func TestReadBuffersReleased(t *testing.T) {
+	f := followIn(t, Options{}, "*.log")
+	w, err := os.OpenFile(f.path("engine.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	must(t, err)
+	w.WriteString(strings.Repeat("x", 1<<20) + "\n")
+	w.Close()
+	f.write("engine.log", 1, 3)
+	f.drain()
+	if len(f.lines) != 4 || len(f.lines[0]) != 1<<20 || f.lines[3] != "line 0003" {
+		t.Fatalf("%d lines read", len(f.lines))
+	}
+	for _, tl := range f.src.files {
+		if tl.buf != nil {
+			t.Errorf("%s: a %d-byte buffer held after reading to the end", tl.path, len(tl.buf))
+		}
+	}
+	f.write("engine.log", 4, 5) // and it reads on when the file grows
+	f.now = f.now.Add(time.Second)
+	f.drain()
+	if len(f.lines) != 6 || f.lines[5] != "line 0005" {
+		t.Errorf("after growing: %d lines, last %q", len(f.lines), f.lines[len(f.lines)-1])
+	}
+}
