@@ -158,7 +158,8 @@ func (t *tail) sniff() bool {
 	if t.f == nil {
 		return false
 	}
-	buf := make([]byte, 64<<10)
+	buf := getBuf()
+	defer bufs.Put((*[readBufBytes]byte)(buf))
 	n, _ := t.f.ReadAt(buf, 0)
 	k := bytes.IndexByte(buf[:n], '\n')
 	if k < 0 && n < len(buf) {
