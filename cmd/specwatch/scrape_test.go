@@ -156,7 +156,7 @@ func TestRunScrapesAnnotatedPods(t *testing.T) {
 		auth, selector = r.Header.Get("Authorization"), r.URL.Query().Get("fieldSelector")
 		mu.Unlock()
 		fmt.Fprintf(w, `{"kind":"PodList","items":[{"metadata":{"name":"vllm-0","namespace":"llm","annotations":{"specwatch.io/scrape":"true","specwatch.io/port":"%s"}},
-"spec":{"containers":[{"name":"vllm","ports":[{"containerPort":%s}]}]},"status":{"phase":"Running","podIP":"127.0.0.1"}}]}`, eu.Port(), eu.Port())
+"spec":{"nodeName":"gpu07","containers":[{"name":"vllm","ports":[{"containerPort":%s}]}]},"status":{"phase":"Running","podIP":"127.0.0.1"}}]}`, eu.Port(), eu.Port())
 	}))
 	defer api.Close()
 	dir := t.TempDir()
