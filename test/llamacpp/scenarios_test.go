@@ -104,6 +104,11 @@ func (c *Capture) run(t *testing.T) {
 			for i, n := range []int{60, 400, 1200, 2400, 3600, 4800, 6000, 7500, 9000, 10500, 12000} {
 				rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: i}))
 			}
+			// then lengths in no order, as an operator's traffic comes: the step model is judged
+			// on these too, inside the range it learned, not only on each new longest prompt
+			for i, n := range []int{5000, 800, 9500, 3000, 11000, 200, 6500, 1800} {
+				rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: 20 + i}))
+			}
 			rs = append(rs, s.Do(t, Request{Prompt: "Write a Go function that reverses a string.", N: 64, Chat: true}))
 			rs = append(rs, s.Do(t, Request{Prompt: text.Random(300), N: 64, Temp: 0.8, Seed: 40, Chat: true}))
 			time.Sleep(3 * time.Second) // an idle gap
