@@ -97,20 +97,6 @@ func (se *Series) dropOldestClosed() {
 // Active reports whether an episode of kind k is open.
 func (se *Series) Active(k AnomalyKind) bool { return se.active[k] >= 0 }
 
-// streak counts consecutive bad and good observations for hysteresis: raise after `up` bad in a
-// row, clear after `down` good in a row, so one noisy sample neither raises nor clears.
-type streak struct{ bad, good int }
-
-func (s *streak) observe(bad bool) {
-	if bad {
-		s.bad++
-		s.good = 0
-	} else {
-		s.good++
-		s.bad = 0
-	}
-}
-
 func anomalyJSON(a Anomaly) AnomalyJSON {
 	j := AnomalyJSON{Kind: a.Kind.String(), Severity: a.Kind.Severity(), Start: time.Unix(0, a.Start).UTC(), Detail: a.Detail}
 	if a.End != 0 {

@@ -22,11 +22,11 @@ type stuckTest struct {
 // StuckSamples consecutive decode samples with requests running means the drafter contributes
 // nothing. No statistics: 1.00 is the floor, and healthy drafters never sit on it.
 func (se *Series) stuckCheck(t int64, stuck bool, c float64, st stuckTest) {
-	se.stuck.observe(stuck)
+	se.stuck.Observe(stuck)
 	o := se.opts
 	switch {
-	case stuck && se.stuck.bad >= o.StuckSamples:
-		n := se.stuck.bad
+	case stuck && se.stuck.Bad >= o.StuckSamples:
+		n := se.stuck.Bad
 		depth, hasDepth := se.cur.depth, se.cur.has&curDepth != 0
 		se.raise(CommitLenStuck, t, func() string {
 			d := sprintf("commit length %.2f for %d consecutive samples with requests running (%.0f): the drafter contributes nothing",
@@ -40,7 +40,7 @@ func (se *Series) stuckCheck(t int64, stuck bool, c float64, st stuckTest) {
 			}
 			return d
 		})
-	case !stuck && se.stuck.good >= o.StuckClear:
+	case !stuck && se.stuck.Good >= o.StuckClear:
 		se.clear(CommitLenStuck, t)
 	}
 }
@@ -78,12 +78,12 @@ func (se *Series) checkConsistency(s *parse.Sample, commit float64, hasCommit bo
 // inconsistentCheck raises metrics_inconsistent after InconsistentSamples contradictions in a
 // row and clears it after as many consistent samples.
 func (se *Series) inconsistentCheck(t int64, bad bool, detail func() string) {
-	se.inconsistent.observe(bad)
+	se.inconsistent.Observe(bad)
 	n := se.opts.InconsistentSamples
 	switch {
-	case bad && se.inconsistent.bad >= n:
+	case bad && se.inconsistent.Bad >= n:
 		se.raise(MetricsInconsistent, t, detail)
-	case !bad && se.inconsistent.good >= n:
+	case !bad && se.inconsistent.Good >= n:
 		se.clear(MetricsInconsistent, t)
 	}
 }
@@ -96,20 +96,20 @@ func (se *Series) collapseCheck(p *point, pred float64) {
 	ratio := p.tps / pred
 	switch {
 	case ratio < o.CollapseRatio:
-		se.collapse.observe(true)
+		se.collapse.Observe(true)
 	case ratio > o.CollapseClearRatio:
-		se.collapse.observe(false)
+		se.collapse.Observe(false)
 	default:
-		se.collapse.good = 0 // in between: neither evidence of collapse nor of recovery
+		se.collapse.Good = 0 // in between: neither evidence of collapse nor of recovery
 	}
 	switch {
-	case se.collapse.bad >= o.CollapseSamples:
-		n := se.collapse.bad
+	case se.collapse.Bad >= o.CollapseSamples:
+		n := se.collapse.Bad
 		se.raise(ThroughputCollapse, p.t, func() string {
 			return sprintf("measured %.1f tok/s is %.0f %% of the %.1f tok/s the model predicts at %s with commit %.2f, for %d samples",
 				p.tps, 100*ratio, pred, se.contextPhrase(p.ctx), p.commit, n)
 		})
-	case se.collapse.good >= o.CollapseSamples:
+	case se.collapse.Good >= o.CollapseSamples:
 		se.clear(ThroughputCollapse, p.t)
 	}
 }

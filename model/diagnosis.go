@@ -72,12 +72,12 @@ func (se *Series) report() SeriesReport {
 		}
 		r.StepModel = m
 	}
-	if se.tps.n > 0 {
-		m, p, ok := se.tps.means()
+	if se.tps.N() > 0 {
+		m, p, ok := se.tps.Means()
 		t := &TPSStats{MeasuredMean: round(m, 2)}
 		if ok {
 			t.PredictedMean = round(p, 2)
-			t.MAPE = round(se.tps.ape/float64(se.tps.np), 4)
+			t.MAPE = round(se.tps.MAPE(), 4)
 		}
 		r.TPS = t
 	}
@@ -170,46 +170,21 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 		}
 		return verdict, strings.TrimSpace(b.String())
 	}
-	se.explainChange(&b, a)
-	switch {
-	case a.LogRatio >= fallThreshold && a.Total < fallThreshold:
-		if verdict == "healthy" {
-			verdict = "expected"
-		}
-	case a.LogRatio < fallThreshold:
-		if a.Residual < -se.opts.ResidualDegraded {
-			if verdict == "healthy" {
-				verdict = "degraded"
-			}
-			b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
-				100*explain.Share(a.Residual, a.LogRatio), 100*(math.Exp(-a.Residual)-1)))
-		} else {
-			// "Expected" only when nothing else judged the series: under an anomaly's verdict
-			// the same words contradicted the badge above them (issue 19).
-			conclusion := "expected, not a regression"
-			if verdict != "healthy" {
-				conclusion = "no step-time regression; the verdict is the anomaly's"
-			}
-			b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
-				explain.Pct(explain.Share(a.Residual, a.LogRatio)), explain.Pct(math.Exp(-a.Residual)-1), conclusion))
-			if verdict == "healthy" {
-				verdict = "expected"
-			}
-		}
-	}
+	verdict = se.explainChange(&b, a, verdict)
 	return verdict, strings.TrimSpace(b.String())
 }
 
-// explainChange writes the engineer's conclusion: from what to what, and why
-// (model/internal/explain).
-func (se *Series) explainChange(b *strings.Builder, a Attribution) {
+// explainChange writes the engineer's conclusion: from what to what, and why, and returns the
+// verdict it leads to (model/internal/explain).
+func (se *Series) explainChange(b *strings.Builder, a Attribution, verdict string) string {
 	w := func(w AttributionWindow) explain.Window {
 		return explain.Window{TPS: w.TPS, Commit: w.Commit, Context: w.Context, Step: w.Step, Running: w.Running}
 	}
-	explain.Write(b, explain.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch,
-		LogRatio: a.LogRatio, Acceptance: a.Acceptance, Context: a.Context, BaseModel: a.BaselineModel,
-		CurModel: a.CurrentModel}, fallThreshold, se.kvContext,
+	c := explain.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch, LogRatio: a.LogRatio,
+		Acceptance: a.Acceptance, Context: a.Context, Residual: a.Residual, BaseModel: a.BaselineModel, CurModel: a.CurrentModel}
+	explain.Write(b, c, fallThreshold, se.kvContext,
 		sprintf("%.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit()))
+	return explain.Conclude(b, verdict, c, fallThreshold, se.opts.ResidualDegraded)
 }
 
 func (se *Series) anomalySentence(k AnomalyKind) string {

@@ -24,7 +24,7 @@ func (se *Series) takePoints(s *parse.Sample) bool {
 	ok, moved := se.fus.Points.Take(s.Source, parse.SourceLog)
 	if moved {
 		se.pointSrc = srcNone
-		se.pending.ok = false
+		se.pending.Take() // dropped
 	}
 	return ok
 }

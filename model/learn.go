@@ -64,14 +64,7 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 	case kind != se.pointSrc:
 		return
 	}
-	switch {
-	case p.idle:
-		l.skipped.AfterIdle++
-	case !p.hasCtx:
-		l.skipped.NoContext++
-	case !(p.step > 0):
-		l.skipped.BadStep++
-	}
+	l.skipped.Count(p.idle, p.hasCtx, p.step, p.shared)
 	se.apply(p)
 }
 
@@ -82,7 +75,8 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 // decode that already has its point.
 func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float64) bool {
 	l, d := &se.learn, &se.learn.derived
-	if l.hasDerived && p.t >= d.t && p.t-d.t <= sameDecode {
+	same := l.hasDerived && p.t >= d.t && p.t-d.t <= sameDecode
+	if same {
 		if l.used {
 			return false
 		}
@@ -96,27 +90,20 @@ func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float6
 		if !p.hasCommit && d.hasCommit {
 			p.commit, p.hasCommit = d.commit, true
 		}
-		switch {
-		case hasTPS:
-			p.tps = tps
-		case !d.idle && d.tps > 0:
-			p.tps = d.tps
-		case p.hasCommit:
-			p.tps = p.commit * p.running / p.step
-		default:
-			p.tps = math.NaN()
-		}
-		return true
 	}
 	switch {
 	case hasTPS:
 		p.tps = tps
+	case same && !d.idle && d.tps > 0:
+		p.tps = d.tps
 	case p.hasCommit:
 		p.tps = p.commit * p.running / p.step
 	default:
 		p.tps = math.NaN()
 	}
-	p.idle = se.isIdle(p, false)
+	if !same {
+		p.idle = se.isIdle(p, false)
+	}
 	return true
 }
 

@@ -3,6 +3,7 @@ package model
 import (
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/defaults"
 	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
 )
@@ -124,55 +125,39 @@ const (
 // DefaultForecastContexts answer "what will a 4k, 32k, 128k request get here?".
 var DefaultForecastContexts = []int{4096, 32768, 131072}
 
+// setDefaults gives every unset (≤ 0) setting its default.
 func (o *Options) setDefaults() {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	deff := func(v *float64, d float64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	defd := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.MaxSeries, DefaultMaxSeries)
-	def(&o.DecodeLogInterval, DefaultDecodeLogInterval)
-	deff(&o.IdleFactor, DefaultIdleFactor)
-	defd(&o.ShortHalfLife, DefaultShortHalfLife)
-	defd(&o.LongHalfLife, DefaultLongHalfLife)
-	if o.PositionCost <= 0 {
-		o.PositionCost = DefaultPositionCost
-	}
-	def(&o.StuckSamples, DefaultStuckSamples)
-	def(&o.StuckClear, DefaultStuckClear)
-	def(&o.InconsistentSamples, DefaultInconsistentSamples)
-	deff(&o.DepthTolerance, DefaultDepthTolerance)
-	deff(&o.TPSTolerance, DefaultTPSTolerance)
-	def(&o.Window, DefaultWindow)
-	def(&o.AttributionWindow, DefaultAttributionWindow)
-	deff(&o.DropK, DefaultDropK)
-	deff(&o.DropH, DefaultDropH)
-	deff(&o.DropMinEffect, DefaultDropMinEffect)
-	deff(&o.RegressionK, DefaultRegressionK)
-	deff(&o.RegressionH, DefaultRegressionH)
-	deff(&o.RegressionMinEffect, DefaultRegressionMinEffect)
-	def(&o.WarmupWindows, DefaultWarmupWindows)
+	defaults.Set(&o.MaxSeries, DefaultMaxSeries)
+	defaults.Set(&o.DecodeLogInterval, DefaultDecodeLogInterval)
+	defaults.Set(&o.IdleFactor, DefaultIdleFactor)
+	defaults.Set(&o.ShortHalfLife, DefaultShortHalfLife)
+	defaults.Set(&o.LongHalfLife, DefaultLongHalfLife)
+	defaults.Set(&o.PositionCost, DefaultPositionCost)
+	defaults.Set(&o.StuckSamples, DefaultStuckSamples)
+	defaults.Set(&o.StuckClear, DefaultStuckClear)
+	defaults.Set(&o.InconsistentSamples, DefaultInconsistentSamples)
+	defaults.Set(&o.DepthTolerance, DefaultDepthTolerance)
+	defaults.Set(&o.TPSTolerance, DefaultTPSTolerance)
+	defaults.Set(&o.Window, DefaultWindow)
+	defaults.Set(&o.AttributionWindow, DefaultAttributionWindow)
+	defaults.Set(&o.DropK, DefaultDropK)
+	defaults.Set(&o.DropH, DefaultDropH)
+	defaults.Set(&o.DropMinEffect, DefaultDropMinEffect)
+	defaults.Set(&o.RegressionK, DefaultRegressionK)
+	defaults.Set(&o.RegressionH, DefaultRegressionH)
+	defaults.Set(&o.RegressionMinEffect, DefaultRegressionMinEffect)
+	defaults.Set(&o.WarmupWindows, DefaultWarmupWindows)
 	o.SlowDrift.PerValue = o.Window // it is fed the drop test's window means
-	deff(&o.CollapseRatio, DefaultCollapseRatio)
-	deff(&o.CollapseClearRatio, DefaultCollapseClearRatio)
-	def(&o.CollapseSamples, DefaultCollapseSamples)
-	defd(&o.StaleAfter, DefaultStaleAfter)
+	defaults.Set(&o.CollapseRatio, DefaultCollapseRatio)
+	defaults.Set(&o.CollapseClearRatio, DefaultCollapseClearRatio)
+	defaults.Set(&o.CollapseSamples, DefaultCollapseSamples)
+	defaults.Set(&o.StaleAfter, DefaultStaleAfter)
 	if o.ExpireAfter == 0 {
 		o.ExpireAfter = DefaultExpireAfter
 	}
-	def(&o.DriftLines, DefaultDriftLines)
-	deff(&o.DriftFraction, DefaultDriftFraction)
-	deff(&o.ResidualDegraded, DefaultResidualDegraded)
+	defaults.Set(&o.DriftLines, DefaultDriftLines)
+	defaults.Set(&o.DriftFraction, DefaultDriftFraction)
+	defaults.Set(&o.ResidualDegraded, DefaultResidualDegraded)
 	if len(o.ForecastContexts) == 0 {
 		o.ForecastContexts = DefaultForecastContexts
 	}

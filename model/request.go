@@ -61,15 +61,7 @@ func (se *Series) request(s *parse.Sample) {
 	// A request that ran beside others shared its steps with contexts it does not name: its
 	// step is not the step of its own context, so it stays out of the fit.
 	p.shared = running > 1
-	l := &se.learn.skipped
-	switch {
-	case !p.hasCtx:
-		l.NoContext++
-	case !(p.step > 0):
-		l.BadStep++
-	case p.shared:
-		l.Shared++
-	}
+	se.learn.skipped.Count(p.idle, p.hasCtx, p.step, p.shared)
 	se.apply(&p)
 }
 

@@ -7,9 +7,12 @@ import (
 	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/model/internal/hysteresis"
 	"github.com/specwatch/specwatch/model/internal/idle"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/internal/throughput"
+	"github.com/specwatch/specwatch/model/internal/vllmjoin"
 	"github.com/specwatch/specwatch/model/internal/window"
 	"github.com/specwatch/specwatch/parse"
 )
@@ -54,13 +57,13 @@ type Series struct {
 	idle    idle.Detector
 	idleEnv idle.Env // what the idle test reads of the series (idle.go)
 	learn   learned
-	pending vllmPending
+	pending vllmjoin.Pending // an engine line waiting for its SpecDecoding line (vllm.go)
 	cur     current
 
-	tps tpsStats
+	tps throughput.Stats
 	win window.Pair
 
-	stuck, inconsistent, collapse streak
+	stuck, inconsistent, collapse hysteresis.Streak
 	drop                          drift.Drop
 	slow                          slowdrift.Detector
 	regress                       drift.Regression
@@ -286,20 +289,20 @@ func (se *Series) apply(p *point) {
 		return
 	}
 	if p.shared {
-		se.tps.add(p.tps, math.NaN()) // measured, but no prediction of a shared step
+		se.tps.Add(p.tps, math.NaN()) // measured, but no prediction of a shared step
 		return
 	}
 	judge := pred > 0 && !se.extrapolates(p.ctx)
 	if pred > 0 {
 		predTPS := p.commit * p.running / pred
 		se.cur.predTPS, se.cur.predStep, se.cur.has = predTPS, pred, se.cur.has|curPred
-		se.tps.add(p.tps, predTPS)
+		se.tps.Add(p.tps, predTPS)
 		se.observeRegression(p)
 		if judge {
 			se.collapseCheck(p, predTPS)
 		}
 	} else {
-		se.tps.add(p.tps, math.NaN())
+		se.tps.Add(p.tps, math.NaN())
 	}
 	// A step more than twice the prediction is a collapse candidate, not something to learn,
 	// until the collapse has lasted long enough to be the new normal.

@@ -90,7 +90,7 @@ func TestPredictedThroughputAccuracy(t *testing.T) {
 	var errs []float64
 	for seed := uint64(1); seed <= 2; seed++ {
 		run(t, raw(sim.HealthyDay(seed)), Options{}, func(se *Series, s *parse.Sample) {
-			if s.Kind == parse.KindDecode && se.cur.has&curPred != 0 && se.cur.t == s.Time && se.tps.np > 0 && !se.hist.lastIdle() {
+			if s.Kind == parse.KindDecode && se.cur.has&curPred != 0 && se.cur.t == s.Time && se.tps.Predicted() > 0 && !se.hist.lastIdle() {
 				errs = append(errs, math.Abs(se.cur.predTPS-se.cur.tps)/se.cur.tps)
 			}
 		})

@@ -1,20 +1,12 @@
 package model
 
-import "github.com/specwatch/specwatch/parse"
+import (
+	"github.com/specwatch/specwatch/model/internal/vllmjoin"
+	"github.com/specwatch/specwatch/parse"
+)
 
-// vllmPending is an engine line waiting for the SpecDecoding line that vLLM prints right after
-// it: only together do they give a step (commit × running / throughput).
-type vllmPending struct {
-	ok                  bool
-	t                   int64
-	running, tps, kvPct float64
-	hasTPS, hasKV       bool         // v0.7.0's engine line has no KV usage: no context then
-	src                 parse.Source // a spec line joins only an engine line of its own source
-}
-
-// joinWindow bounds how far apart an engine line and its SpecDecoding line may be.
-const joinWindow = 5e9 // ns
-
+// vllmEngine holds an engine line for the SpecDecoding line that completes it
+// (model/internal/vllmjoin).
 func (se *Series) vllmEngine(s *parse.Sample) {
 	if !se.takePoints(s) {
 		return // the other source gives this series' steps
@@ -31,18 +23,24 @@ func (se *Series) vllmEngine(s *parse.Sample) {
 		se.idle.SawIdle()
 		return
 	}
-	se.pending = vllmPending{ok: true, t: s.Time, running: running, tps: tps, kvPct: kv * 100, hasTPS: hasTPS, hasKV: hasKV, src: s.Source}
+	se.pending.Hold(vllmjoin.Engine{T: s.Time, Running: running, TPS: tps, KVPct: kv * 100, HasTPS: hasTPS, HasKV: hasKV, Src: s.Source})
 }
 
-// flushPending applies an unjoined engine line: without speculation each step commits one token.
+// flushPending applies an unjoined engine line: without speculation each step commits one
+// token; a speculative service whose spec line was lost has no commit, so no step.
 func (se *Series) flushPending() {
-	pe := se.pending
-	se.pending.ok = false
-	if !pe.ok || !pe.hasTPS || pe.tps <= 0 || se.commitSrc == srcSpec {
-		return // a speculative service whose spec line was lost: no commit, no step
+	if e, ok := se.pending.Take(); ok && se.commitSrc != srcSpec {
+		se.engineStep(e, 1)
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: 1, hasCommit: true, tps: pe.tps}
-	p.step = pe.running / pe.tps
+}
+
+// engineStep applies the decode point of engine line e at commit length commit.
+func (se *Series) engineStep(e vllmjoin.Engine, commit float64) {
+	step, ok := e.Step(commit)
+	if !ok {
+		return
+	}
+	p := point{t: e.T, ctx: e.KVPct, hasCtx: e.HasKV, running: e.Running, commit: commit, hasCommit: true, tps: e.TPS, step: step}
 	p.idle = se.isIdle(&p, true)
 	se.apply(&p)
 }
@@ -62,13 +60,7 @@ func (se *Series) spec(s *parse.Sample) {
 			return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", accepted, drafted)
 		})
 	}
-	pe := se.pending
-	if pe.src != s.Source {
-		pe.ok = false // the other source's engine line waits for its own spec line
-	} else {
-		se.pending.ok = false
-	}
-	joined := pe.ok && s.Time-pe.t <= joinWindow && s.Time >= pe.t
+	pe, joined := se.pending.Join(s.Source, s.Time)
 	// vLLM prints "Accepted: 0" with drafts > 0 when the drafter contributes nothing.
 	stuck := hasAcc && hasDr && drafted > 0 && accepted == 0
 	if hasCommit && accepts {
@@ -88,11 +80,7 @@ func (se *Series) spec(s *parse.Sample) {
 		}
 		se.stuckCheck(s.Time, stuck, c, stuckTest{judge: true, running: se.cur.running})
 	}
-	if !joined || !hasCommit || !pe.hasTPS || pe.tps <= 0 {
-		return
+	if joined && hasCommit {
+		se.engineStep(pe, commit)
 	}
-	p := point{t: pe.t, ctx: pe.kvPct, hasCtx: pe.hasKV, running: pe.running, commit: commit, hasCommit: true, tps: pe.tps}
-	p.step = commit * pe.running / pe.tps
-	p.idle = se.isIdle(&p, true)
-	se.apply(&p)
 }

@@ -22,36 +22,6 @@ func mean(w *window.Sum) AttributionWindow {
 	return AttributionWindow{TPS: tps, Commit: c, Context: ctx, Step: s, Running: r}
 }
 
-// tpsStats compares measured throughput with the a-priori prediction, on the same points:
-// mp sums what was measured where a prediction was made (points before the fit is warm, and
-// requests that shared their steps, have none).
-type tpsStats struct {
-	n, np                   int64
-	measured, mp, pred, ape float64
-}
-
-func (t *tpsStats) add(measured, pred float64) {
-	if math.IsNaN(measured) || measured <= 0 {
-		return
-	}
-	t.n++
-	t.measured += measured
-	if pred > 0 && !math.IsNaN(pred) {
-		t.np++
-		t.mp += measured
-		t.pred += pred
-		t.ape += math.Abs(pred-measured) / measured
-	}
-}
-
-// means are the measured and predicted means: over the predicted points once there are some.
-func (t *tpsStats) means() (measured, pred float64, ok bool) {
-	if t.np == 0 {
-		return t.measured / float64(t.n), 0, false
-	}
-	return t.mp / float64(t.np), t.pred / float64(t.np), true
-}
-
 // history keeps the points for plots at decreasing resolution (model/internal/decimate).
 type history struct{ decimate.Points[HistoryPoint] }
 

@@ -20,6 +20,7 @@ type Change struct {
 	Base, Cur              Window
 	Total, Batch, LogRatio float64
 	Acceptance, Context    float64
+	Residual               float64
 	BaseModel, CurModel    float64
 }
 
@@ -59,6 +60,38 @@ func Write(b *strings.Builder, c Change, fall float64, kv bool, fit string) {
 		cverb = "rose"
 	}
 	b.WriteString(sprintf(" Commit length %s %.1f → %.1f, %.0f %%.", cverb, w1.Commit, w2.Commit, 100*Share(c.Acceptance, c.LogRatio)))
+}
+
+// Conclude writes what the residual says of a change Write explained and returns the verdict
+// it leads to: verdict stands unless it is "healthy". fall is as in Write; a residual below
+// −degraded (log ratio) makes a fall degraded rather than expected.
+func Conclude(b *strings.Builder, verdict string, c Change, fall, degraded float64) string {
+	healthy := verdict == "healthy"
+	switch {
+	case c.LogRatio >= fall && c.Total < fall:
+		if healthy {
+			verdict = "expected"
+		}
+	case c.LogRatio < fall && c.Residual < -degraded:
+		if healthy {
+			verdict = "degraded"
+		}
+		b.WriteString(sprintf(" Residual %.0f %%: steps are %.0f %% slower than context explains — degraded.",
+			100*Share(c.Residual, c.LogRatio), 100*(math.Exp(-c.Residual)-1)))
+	case c.LogRatio < fall:
+		// "Expected" only when nothing else judged the series: under an anomaly's verdict the
+		// same words contradicted the badge above them (issue 19).
+		conclusion := "expected, not a regression"
+		if !healthy {
+			conclusion = "no step-time regression; the verdict is the anomaly's"
+		}
+		b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
+			Pct(Share(c.Residual, c.LogRatio)), Pct(math.Exp(-c.Residual)-1), conclusion))
+		if healthy {
+			verdict = "expected"
+		}
+	}
+	return verdict
 }
 
 // Context names a context value in the series' unit.

@@ -17,6 +17,21 @@ type Account struct {
 	Untrusted int64
 }
 
+// Count records why a decode point will not reach the fit, if it will not: it came after an
+// idle gap, named no context, gave no positive step, or shared its steps with other requests.
+func (a *Account) Count(idle, hasCtx bool, step float64, shared bool) {
+	switch {
+	case idle:
+		a.AfterIdle++
+	case !hasCtx:
+		a.NoContext++
+	case !(step > 0):
+		a.BadStep++
+	case shared:
+		a.Shared++
+	}
+}
+
 // Explain is the report's sentence for a series whose fit has n of warmup points after lines
 // decode lines; interval is the decode log interval in use.
 func (a *Account) Explain(n, warmup int, lines int64, interval int) string {
