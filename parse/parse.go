@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
-	"github.com/specwatch/specwatch/parse/internal/stamp"
 	"github.com/specwatch/specwatch/parse/internal/llama"
+	"github.com/specwatch/specwatch/parse/internal/stamp"
 )
 
 // Options extend the built-in formats.

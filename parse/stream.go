@@ -3,6 +3,8 @@ package parse
 import (
 	"bytes"
 	"time"
+
+	"github.com/specwatch/specwatch/parse/internal/stamp"
 )
 
 // StreamOptions say how to complete what lines leave out.
@@ -39,8 +41,8 @@ type Stream struct {
 	key        []byte
 	utcDay     civilDay // the day of the latest absolute stamp, see absTime
 	summary    summaryJoin
-	since      sinceStart // llama.cpp's since-start stamps (sincestart.go)
-	llama      llamaJoin  // llama.cpp's requests and statistics (llamajoin.go)
+	since      stamp.Anchor // llama.cpp's since-start stamps (sincestart.go)
+	llama      llamaJoin    // llama.cpp's requests and statistics (llamajoin.go)
 }
 
 // maxEngines bounds the memory of which vLLM engine each process logged last.
@@ -66,7 +68,7 @@ func NewStream(opts StreamOptions) *Stream {
 		st.latest = opts.Latest.UnixNano()
 	}
 	if !opts.Origin.IsZero() {
-		st.since.origin, st.since.hasOrigin = opts.Origin.UnixMicro(), true
+		st.since.Origin, st.since.HasOrigin = opts.Origin.UnixMicro(), true
 	}
 	return st
 }
@@ -104,7 +106,7 @@ func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 		if ok = s.Stamp.Year >= minYear && s.Stamp.Year <= maxYear; ok {
 			s.Time = st.stampTime(&s.Stamp)
 		}
-	case s.Stamp.Prec == PrecRelative || s.Stamp.Prec == PrecNone && st.lastTime == 0 && st.since.clock.Lines > 0:
+	case s.Stamp.Prec == PrecRelative || s.Stamp.Prec == PrecNone && st.lastTime == 0 && st.since.Clock.Lines > 0:
 		s.Time, ok = st.sinceStartTime(&s.Stamp)
 	default:
 		s.Time = st.stampTime(&s.Stamp)
