@@ -238,7 +238,8 @@ func FuzzLeadSinceStart(f *testing.F) {
 // Noise and records of a llama.cpp log behind their since-start stamps: the stamp is read only
 // on a record's prefix, so noise costs what it did (issue 26's benchmark comparison).
 func BenchmarkLlamaNoise(b *testing.B) {
-	benchLine(b, "0.08.035.006 I slot launch_slot_: id  0 | task 0 | processing task, is_child = 0", Ignored)
+	// a slot line of no request (the launch line is now a part of the request join: matched)
+	benchLine(b, "0.08.035.000 I slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = -1", Ignored)
 }
 
 func BenchmarkLlamaDraft(b *testing.B) { benchLine(b, "0.10.128.324 "+llamaDraft, Matched) }
