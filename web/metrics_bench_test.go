@@ -40,7 +40,7 @@ func fiftySeries(b testing.TB) (*exportertest.FakeSource, *exporter.Metrics) {
 // loaded machine inflates less than ns/op.
 func BenchmarkScrape50(b *testing.B) {
 	src, m := fiftySeries(b)
-	h := NewServer(ServerOptions{Source: src, Metrics: m}).Handler()
+	h := NewServer(ServerOptions{Source: src, Metrics: m.Registry()}).Handler()
 	for _, f := range []struct{ name, accept, encoding string }{
 		{"text", "", ""},
 		{"openmetrics", "application/openmetrics-text; version=1.0.0", ""},
@@ -139,7 +139,7 @@ func ingestFixture(t testing.TB) (*exportertest.HeldSource, *pipeline.Pipeline, 
 	}
 	l := &exportertest.HeldSource{State: pipeline.NewState(pipeline.StateOptions{Live: true})}
 	m := exportertest.NewMetrics(t, l)
-	h := NewServer(ServerOptions{Source: l, Metrics: m}).Handler()
+	h := NewServer(ServerOptions{Source: l, Metrics: m.Registry()}).Handler()
 	scrape := func() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))

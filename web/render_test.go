@@ -66,7 +66,7 @@ func TestRendersSharedAndBounded(t *testing.T) {
 		_, err := fmt.Fprintf(w, "render %d", n)
 		return err
 	}
-	s := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src.FakeSource), Page: page})
+	s := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src.FakeSource).Registry(), Page: page})
 	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)} // stopped: renders take no time, pacing none
 	s.renders.now = clock.Now
 	const repKey = "/api/v1/report?series=gpu07"

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	toolkit "github.com/prometheus/exporter-toolkit/web"
-	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/readfile"
 )
 
@@ -41,8 +41,9 @@ type ServerOptions struct {
 	Logger *slog.Logger
 	// Source feeds /api/v1/report, the default page and, without Ready, /-/ready. Required.
 	Source Source
-	// Metrics is served on /metrics. Required.
-	Metrics *exporter.Metrics
+	// Metrics is the registry served on /metrics (exporter.Metrics.Registry), which the
+	// server's own counters join. Required. The server never reads the exporter itself.
+	Metrics *prometheus.Registry
 	// Page renders the status page on /; nil serves a minimal page with links. It is rendered
 	// into memory first, so a failure is a clean 500, not half a page, on a goroutine of its
 	// own: one render shared by the requests that arrived before it started, paced, at most

@@ -17,12 +17,12 @@ import (
 
 func TestServerLimitsApplied(t *testing.T) {
 	src := exportertest.ThreeSeries()
-	def := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src)}).srv
+	def := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}).srv
 	if def.ReadHeaderTimeout != ReadHeaderTimeout || def.ReadTimeout != ReadTimeout || def.WriteTimeout != WriteTimeout ||
 		def.IdleTimeout != IdleTimeout || def.MaxHeaderBytes != MaxHeaderBytes {
 		t.Errorf("defaults not applied: %+v", def)
 	}
-	o := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src),
+	o := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src).Registry(),
 		ReadHeaderTimeout: 1, ReadTimeout: 2, WriteTimeout: 3, IdleTimeout: 4}).srv
 	if o.ReadHeaderTimeout != 1 || o.ReadTimeout != 2 || o.WriteTimeout != 3 || o.IdleTimeout != 4 {
 		t.Errorf("overrides not applied: %+v", o)
@@ -55,7 +55,7 @@ func raw(t *testing.T, addr, req string) (*http.Response, string) {
 // client never sends it; a read would hang until the test's deadline).
 func TestRequestBounds(t *testing.T) {
 	src := exportertest.ThreeSeries()
-	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}))
 	overLimit := strconv.FormatInt(MaxBodyBytes+1, 16) + "\r\n" + strings.Repeat("x", MaxBodyBytes+1) + "\r\n0\r\n\r\n"
 	for _, path := range []string{"/metrics", "/api/v1/report", "/", "/-/ready", healthyPath, "/nope"} {
 		ok := 200
@@ -99,7 +99,7 @@ func TestSlowClientsTimeOut(t *testing.T) {
 	const stalled = 200
 	const headerTimeout = time.Second
 	src := exportertest.ThreeSeries()
-	s := NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src),
+	s := NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src).Registry(),
 		// Only the header timeout may close them within the test's deadlines.
 		ReadHeaderTimeout: headerTimeout, ReadTimeout: time.Hour, WriteTimeout: time.Hour, IdleTimeout: time.Hour})
 	type event struct {
@@ -190,7 +190,7 @@ func TestSlowClientsTimeOut(t *testing.T) {
 // the Allow header, rather than answered 200 by net/http's general OPTIONS handler.
 func TestOptionsAsterisk(t *testing.T) {
 	src := exportertest.ThreeSeries()
-	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}))
 	for _, target := range []string{"*", "/", "/metrics"} {
 		resp, body := raw(t, addr, "OPTIONS "+target+" HTTP/1.1\r\nHost: specwatch\r\nConnection: close\r\n\r\n")
 		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(body, "read-only") {

@@ -79,7 +79,7 @@ func promQuery(base, q string) ([]testproc.PromResult, error) {
 // label names; the step histogram arrives as a native histogram.
 func TestPrometheusScrapes(t *testing.T) {
 	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
-	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: l, Metrics: m}))
+	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: l, Metrics: m.Registry()}))
 	base := startPrometheus(t, addr)
 
 	// Prometheus applies discovered targets on a 5 s tick, so the first scrape comes 5-6 s

@@ -60,7 +60,7 @@ var designMetrics = map[string][]string{
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := testproc.NeedBinary(t, "promtool", "prometheus")
 	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
-	w := do(t, NewServer(ServerOptions{Source: l, Metrics: m}).Handler(), "GET", "/metrics", nil)
+	w := do(t, NewServer(ServerOptions{Source: l, Metrics: m.Registry()}).Handler(), "GET", "/metrics", nil)
 	if w.Code != 200 {
 		t.Fatalf("/metrics: %d", w.Code)
 	}

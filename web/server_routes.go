@@ -26,7 +26,7 @@ const MaxScrapesInFlight = 8
 // routes builds the handler. Every endpoint is read-only: GET and HEAD only, no request body, a
 // bounded query string (guard).
 func (s *Server) routes() http.Handler {
-	reg := s.opts.Metrics.Registry()
+	reg := s.opts.Metrics
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:            errorLog{s},
 		ErrorHandling:       promhttp.ContinueOnError, // one bad metric must not blank the scrape

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"
@@ -19,7 +20,15 @@ import (
 
 func testServer(t *testing.T, src *exportertest.FakeSource, page func(io.Writer) error) *Server {
 	t.Helper()
-	return NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: exportertest.NewMetrics(t, src), Page: page})
+	s, _ := testServerMetrics(t, src, page)
+	return s
+}
+
+// testServerMetrics is testServer with the exporter behind its /metrics.
+func testServerMetrics(t *testing.T, src *exportertest.FakeSource, page func(io.Writer) error) (*Server, *exporter.Metrics) {
+	t.Helper()
+	m := exportertest.NewMetrics(t, src)
+	return NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: src, Metrics: m.Registry(), Page: page}), m
 }
 
 func do(t *testing.T, h http.Handler, method, target string, body io.Reader, hdr ...string) *httptest.ResponseRecorder {
@@ -123,7 +132,7 @@ func TestHealthAndReady(t *testing.T) {
 	if w := do(t, h, "GET", "/-/ready", nil); w.Code != 200 {
 		t.Errorf("ready after catching up: %d, want 200", w.Code)
 	}
-	never := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src), Ready: func() bool { return false }})
+	never := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src).Registry(), Ready: func() bool { return false }})
 	if w := do(t, never.Handler(), "GET", "/-/ready", nil); w.Code != http.StatusServiceUnavailable {
 		t.Errorf("ServerOptions.Ready overrides Status: %d, want 503", w.Code)
 	}
@@ -149,8 +158,8 @@ func TestPage(t *testing.T) {
 }
 
 func TestMetricsNegotiation(t *testing.T) {
-	s := testServer(t, exportertest.ThreeSeries(), nil)
-	s.opts.Metrics.ObserveStep(0, exportertest.StepLabels, 0.05)
+	s, m := testServerMetrics(t, exportertest.ThreeSeries(), nil)
+	m.ObserveStep(0, exportertest.StepLabels, 0.05)
 	h := s.Handler()
 	for _, tc := range []struct{ accept, want string }{
 		{"", "text/plain; version=0.0.4"},

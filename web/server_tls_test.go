@@ -115,7 +115,7 @@ func TestBasicAuth(t *testing.T) {
 			logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			src := exportertest.ThreeSeries()
 			addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg, Logger: logger,
-				Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+				Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}))
 
 			for _, ep := range []struct {
 				path, want string // want: a fragment of the authorised body
@@ -193,7 +193,7 @@ func TestBasicAuthReload(t *testing.T) {
 	webConfig(t, cfg, "", "", "alice", "first")
 	src := exportertest.ThreeSeries()
 	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg,
-		Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+		Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}))
 	c := &http.Client{}
 	check := func(step, path, user, pass string, want int) {
 		t.Helper()

@@ -32,7 +32,7 @@ func (s *Server) serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	wh := &webHandler{conf: &webConfigCache{path: path}, next: s.handler, s: s, auth: newBasicAuth(newAuthFailures(s.opts.Metrics.Registry()))}
+	wh := &webHandler{conf: &webConfigCache{path: path}, next: s.handler, s: s, auth: newBasicAuth(newAuthFailures(s.opts.Metrics))}
 	if c.RateLimiterConfig.Interval != 0 {
 		wh.limiter = rate.NewLimiter(rate.Every(c.RateLimiterConfig.Interval), c.RateLimiterConfig.Burst)
 	}

@@ -24,7 +24,7 @@ func TestWebConfigHostileFile(t *testing.T) {
 	webConfig(t, cfg, "", "", "alice", "first")
 	src := exportertest.ThreeSeries()
 	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: cfg,
-		Source: src, Metrics: exportertest.NewMetrics(t, src)}))
+		Source: src, Metrics: exportertest.NewMetrics(t, src).Registry()}))
 	c := &http.Client{Timeout: 5 * time.Second}
 	check := func(step, path string, want int) {
 		t.Helper()
@@ -67,7 +67,7 @@ func TestWebConfigHostileFile(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			done <- NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: p, Source: src, Metrics: m}).Listen()
+			done <- NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", WebConfigFile: p, Source: src, Metrics: m.Registry()}).Listen()
 		}()
 		select {
 		case err := <-done:

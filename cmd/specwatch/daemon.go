@@ -71,7 +71,7 @@ func newDaemon(cfg config.Config, log zerolog.Logger, live bool, title string) (
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
 	d.server = web.NewServer(web.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
-		Source: d.state, Metrics: m, Page: d.page,
+		Source: d.state, Metrics: m.Registry(), Page: d.page,
 	})
 	if err := d.server.Listen(); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
