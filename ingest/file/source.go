@@ -7,12 +7,12 @@
 package file
 
 import (
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/containerlog"
+	"github.com/specwatch/specwatch/internal/readfile"
 )
 
 // Options configure New.
@@ -274,22 +274,7 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// openFile opens a log file without blocking and refuses anything but a regular file: a name
-// the scan saw as a regular file may be a FIFO by the time it is opened, and a blocking open
-// of a FIFO without a writer would stop the follower for good (issue 27, item 8).
-func openFile(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
-	}
-	return f, fi, nil
-}
+// openFile opens a log file without blocking, a regular file only: a name the scan saw as one
+// may be a FIFO by the open, and a blocking open of it would stop the follower for good (issue
+// 27, item 8).
+func openFile(path string) (*os.File, os.FileInfo, error) { return readfile.OpenRegular(path) }

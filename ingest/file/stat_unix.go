@@ -7,9 +7,6 @@ import (
 	"syscall"
 )
 
-// openNonBlock keeps an open of a FIFO from waiting for a writer (openFile).
-const openNonBlock = syscall.O_NONBLOCK
-
 // devIno reads the device and inode that identify a file while it exists.
 func devIno(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -15,18 +15,11 @@ import (
 // bytes. The open does not block: a FIFO without a writer would otherwise hang the caller
 // before anything could say why (a reload, or `run` before it listens).
 func Regular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, kind(fi.Mode()))
-	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d such a file can be", path, fi.Size(), max)
 	}
@@ -38,6 +31,27 @@ func Regular(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is more than the %d bytes such a file can be", path, max)
 	}
 	return data, nil
+}
+
+// OpenRegular opens path for reading if it is a regular file (after symlinks), without
+// blocking on a FIFO, and returns it with its FileInfo; anything else is an error naming it.
+// A file the caller was told is regular may have been swapped since (a log follower's stat,
+// then its open).
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is %s, not a regular file", path, kind(fi.Mode()))
+	}
+	return f, fi, nil
 }
 
 func kind(m os.FileMode) string {
