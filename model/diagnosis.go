@@ -61,7 +61,7 @@ func (se *Series) report() SeriesReport {
 				m.RefMSPer1kToken = round(rb*1e6, 3)
 			}
 		}
-		if _, _, c, ok := se.plane.Fit(); ok && se.plane.USpread() >= 1 {
+		if _, _, c, ok := se.widthFit(); ok {
 			m.MSPerDraftToken = round(c*1000, 4)
 		}
 		if se.kvContext {

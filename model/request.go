@@ -115,12 +115,18 @@ const planeForget = 0.995
 // a + c·u + b·(1+u)·context: each of the 1+u tokens attends to the whole context. On the real
 // engine's n-gram run this predicted tok/s within 3 %; a + b·context + c·u was 11 % high.
 func (se *Series) predictStep(p *point) float64 {
-	if p.hasWidth && se.plane.N() >= se.warmup() && se.plane.USpread() >= 1 {
-		if a, b, c, ok := se.plane.Fit(); ok {
-			if st := a + b*(1+p.width)*p.ctx + c*p.width; st > 0 {
-				return st
-			}
+	if a, b, c, ok := se.widthFit(); ok && p.hasWidth {
+		if st := a + b*(1+p.width)*p.ctx + c*p.width; st > 0 {
+			return st
 		}
 	}
 	return se.fit.Predict(p.ctx)
+}
+
+// widthFit is the plane when it is in use: warm, and u has varied by a token or more.
+func (se *Series) widthFit() (a, b, c float64, ok bool) {
+	if se.plane.N() < se.warmup() || se.plane.USpread() < 1 {
+		return 0, 0, 0, false
+	}
+	return se.plane.Fit()
 }
