@@ -35,17 +35,10 @@ func DecodeDockerJSON(line []byte, d *DockerLine, s *DockerScratch) error {
 		return ErrSyntax // {} has no time
 	}
 	for {
-		sc.ws()
-		key, kb, err := sc.str(s.key)
-		s.key = kb
+		key, err := sc.member(&s.key)
 		if err != nil {
 			return err
 		}
-		sc.ws()
-		if err := sc.expect(':'); err != nil {
-			return err
-		}
-		sc.ws()
 		var dst *[]byte
 		var val *[]byte
 		var unused bool
@@ -76,24 +69,15 @@ func DecodeDockerJSON(line []byte, d *DockerLine, s *DockerScratch) error {
 			}
 			*val, *seen = v, true
 		}
-		sc.ws()
-		if sc.i == len(sc.b) {
-			return ErrCut
+		end, err := sc.next()
+		if err != nil {
+			return err
 		}
-		switch sc.b[sc.i] {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			if err := sc.atEnd(); err != nil {
-				return err
-			}
+		if end {
 			if !seenTime {
 				return ErrSyntax
 			}
 			return nil
-		default:
-			return ErrSyntax
 		}
 	}
 }

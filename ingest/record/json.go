@@ -43,32 +43,15 @@ func (r *Scratch) scanObject(s *jsonScanner, f *Fields) error {
 		return s.atEnd()
 	}
 	for {
-		s.ws()
-		key, kb, err := s.str(r.key)
-		r.key = kb
+		key, err := s.member(&r.key)
 		if err != nil {
 			return err
 		}
-		s.ws()
-		if err := s.expect(':'); err != nil {
-			return err
-		}
-		s.ws()
 		if err := r.scanField(s, f, key); err != nil {
 			return err
 		}
-		s.ws()
-		if s.i == len(s.b) {
-			return ErrCut
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return s.atEnd()
-		default:
-			return ErrSyntax
+		if end, err := s.next(); end || err != nil {
+			return err
 		}
 	}
 }

@@ -322,3 +322,45 @@ func (s *jsonScanner) skipRest(depth int) error {
 		}
 	}
 }
+
+// member reads an object member's key and its colon, leaving the scanner at the value; buf is
+// the caller's scratch for a key with escapes.
+func (s *jsonScanner) member(buf *[]byte) ([]byte, error) {
+	s.ws()
+	key, kb, err := s.str(*buf)
+	*buf = kb
+	if err != nil {
+		return nil, err
+	}
+	s.ws()
+	if err := s.expect(':'); err != nil {
+		return nil, err
+	}
+	s.ws()
+	return key, nil
+}
+
+// next steps over what follows a member's value: true at the object's closing brace (the
+// rest of the line checked by atEnd), false at a comma. Small enough to inline: it runs after
+// every member of every journal entry.
+func (s *jsonScanner) next() (bool, error) {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ',' {
+		s.i++
+		return false, nil
+	}
+	return true, s.close()
+}
+
+// close ends an object at its closing brace: ErrCut at the line's end, ErrSyntax at anything
+// else.
+func (s *jsonScanner) close() error {
+	if s.i == len(s.b) {
+		return ErrCut
+	}
+	if s.b[s.i] != '}' {
+		return ErrSyntax
+	}
+	s.i++
+	return s.atEnd()
+}

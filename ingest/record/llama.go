@@ -45,17 +45,10 @@ func DecodeLlamaJSONL(line []byte, l *LlamaLine, s *LlamaScratch) error {
 	}
 	var seenType bool
 	for {
-		sc.ws()
-		key, kb, err := sc.str(s.key)
-		s.key = kb
+		key, err := sc.member(&s.key)
 		if err != nil {
 			return err
 		}
-		sc.ws()
-		if err := sc.expect(':'); err != nil {
-			return err
-		}
-		sc.ws()
 		switch {
 		case string(key) == "type" && !seenType:
 			seenType = true
@@ -73,18 +66,8 @@ func DecodeLlamaJSONL(line []byte, l *LlamaLine, s *LlamaScratch) error {
 		if err != nil {
 			return err
 		}
-		sc.ws()
-		if sc.i == len(sc.b) {
-			return ErrCut
-		}
-		switch sc.b[sc.i] {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return sc.atEnd()
-		default:
-			return ErrSyntax
+		if end, err := sc.next(); end || err != nil {
+			return err
 		}
 	}
 }
