@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/specwatch/specwatch/internal/deathsig"
 )
 
 // Server is a process started for a test.
@@ -162,8 +164,8 @@ func StartServer(t testing.TB, name, dir, addr, bin string, args ...string) *Ser
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := deathsig.Start(cmd); err != nil {
 		logFile.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}

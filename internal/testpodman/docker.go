@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/internal/deathsig"
 )
 
 // Where Debian's docker.io installs the client and the daemon: named in full, as another
@@ -75,8 +77,8 @@ func StartDocker(tb testing.TB, journalSockets string) *Docker {
 	}
 	defer log.Close()
 	d.cmd.Stdout, d.cmd.Stderr = log, log
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL}
-	if err := d.cmd.Start(); err != nil {
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	if err := deathsig.Start(d.cmd); err != nil {
 		skip(tb, "dockerd does not start here: %v", err)
 	}
 	go func() { d.cmd.Wait(); close(d.exited) }()

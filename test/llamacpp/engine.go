@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/deathsig"
 )
 
 // Env is a prepared engine: the chroot holding llama-server and the models in it.
@@ -137,13 +138,13 @@ func (e *Env) Start(t testing.TB, logPath string, opts ServerOptions) *Server {
 	}
 	pr, pw := io.Pipe()
 	cmd := exec.Command("/usr/bin/llama-server", args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: e.Root, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: e.Root}
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	s := &Server{URL: "http://" + addr, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
 	s.Started = time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := deathsig.Start(cmd); err != nil {
 		t.Fatalf("llama-server in %s: %v", e.Root, err)
 	}
 	copied := make(chan struct{})

@@ -6,9 +6,9 @@ import (
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/internal/deathsig"
 )
 
 // ctlProc is one journalctl process and the goroutine that parses its output into batches.
@@ -76,8 +76,6 @@ func (b *ctlBatch) entry(i int, e *ingest.Entry) {
 // startCtl starts journalctl and its parser.
 func startCtl(path string, args []string) (*ctlProc, error) {
 	cmd := exec.Command(path, args...)
-	// Die with specwatch: an orphaned journalctl --follow would linger until its next write.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -86,7 +84,8 @@ func startCtl(path string, args []string) (*ctlProc, error) {
 		full: make(chan *ctlBatch, ctlBatches), free: make(chan *ctlBatch, ctlBatches),
 		done: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	// Die with specwatch: an orphaned journalctl --follow would linger until its next write.
+	if err := deathsig.Start(cmd); err != nil {
 		return nil, err
 	}
 	for range ctlBatches {
