@@ -13,7 +13,7 @@ import (
 type fileDescs struct {
 	watched, open, lag, readBytes            *prometheus.Desc
 	rotations, copies, dropped, saveFailures *prometheus.Desc
-	damaged                                  *prometheus.Desc
+	damaged, readErrors, lost, nulBytes      *prometheus.Desc
 }
 
 // Label values of specwatch_file_rotations_total and specwatch_file_dropped_lines_total.
@@ -47,11 +47,17 @@ func newFileDescs() *fileDescs {
 			"Failed writes of the file positions to state_dir; until one succeeds, a restart resumes from the positions last written."),
 		damaged: d("specwatch_file_positions_damaged_total",
 			"Saved file positions that claimed records past their file's end (a damaged positions file): resumed at their line's start instead."),
+		readErrors: d("specwatch_file_read_errors_total",
+			"Followed files whose reads started failing (EIO), once per episode; each is logged and retried at every scan."),
+		lost: d("specwatch_file_lost_total",
+			"Followed files gone before their last lines could be read: deleted while closed under file_options.max_open, or gone (deleted, moved out of their directory) while specwatch was down."),
+		nulBytes: d("specwatch_file_nul_bytes_skipped_total",
+			"NUL bytes skipped where a line would start: the hole a writer without O_APPEND leaves in its log after a copytruncate."),
 	}
 }
 
 func (d *fileDescs) describe(ch chan<- *prometheus.Desc) {
-	for _, x := range []*prometheus.Desc{d.watched, d.open, d.lag, d.readBytes, d.rotations, d.copies, d.dropped, d.saveFailures, d.damaged} {
+	for _, x := range []*prometheus.Desc{d.watched, d.open, d.lag, d.readBytes, d.rotations, d.copies, d.dropped, d.saveFailures, d.damaged, d.readErrors, d.lost, d.nulBytes} {
 		ch <- x
 	}
 }
@@ -76,4 +82,7 @@ func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *file.Stats) {
 	}
 	counter(d.saveFailures, st.SaveFailures)
 	counter(d.damaged, st.DamagedPositions)
+	counter(d.readErrors, st.ReadErrors)
+	counter(d.lost, st.Lost)
+	counter(d.nulBytes, st.NULBytes)
 }

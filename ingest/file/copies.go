@@ -49,6 +49,12 @@ func (s *Source) unpark(c *tail, p Position, now time.Time) {
 	if c.f == nil {
 		s.reopen(c, now)
 	}
+	if c.f != nil {
+		if fi, err := c.f.Stat(); err == nil {
+			c.size = fi.Size()
+		}
+	}
+	p = inCopy(p, c.size)
 	c.reset(p.Offset)
 	c.done = p.Done
 	if c.meta.Container == "" {
@@ -59,6 +65,17 @@ func (s *Source) unpark(c *tail, p Position, now time.Time) {
 		c.dec.Resume(p.Skip, p.Done)
 	}
 	s.o.Store.track(c.id, Position{Path: c.path, Identity: c.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip, Unit: string(c.unit)})
+}
+
+// inCopy is where a copy of size bytes resumes its original's position p. Lines read from
+// the original after the copy was made (written while logrotate synced the copy, before the
+// truncation) are not in the copy: past its end it holds nothing unread. Resumed beyond its
+// end, it was taken for truncated and read again whole (issue 27, item 1).
+func inCopy(p Position, size int64) Position {
+	if p.Offset >= size {
+		return Position{Offset: size, Done: size, Unit: p.Unit, Path: p.Path, Identity: p.Identity}
+	}
+	return p
 }
 
 const (

@@ -49,7 +49,7 @@ func (s *Source) scan(now time.Time) {
 				s.o.Store.identify(t.id, path, t.ident)
 				s.rotated(t, &s.stats.Renamed)
 			}
-			t.gone = false
+			t.gone, t.outside = false, false
 			t.size = fi.Size()
 			s.check(t, t.size, now)
 			continue
@@ -72,6 +72,9 @@ func (s *Source) scan(now time.Time) {
 		if !seen[keyOf2(t)] && !t.gone {
 			t.gone, t.goneAt = true, now
 			s.stats.Gone++
+			if t.f == nil {
+				s.refind(t)
+			}
 			s.left(t, now)
 		}
 	}
@@ -87,6 +90,11 @@ func (s *Source) scan(now time.Time) {
 		s.add(f, first, now)
 	}
 	if first {
+		for _, p := range s.saved {
+			if !p.Orphan {
+				s.resumeMoved(p, now)
+			}
+		}
 		s.saved = nil
 	}
 	s.retire(now)
@@ -150,6 +158,20 @@ func (s *Source) check(t *tail, size int64, now time.Time) {
 	s.o.Store.identify(t.id, t.path, t.ident)
 }
 
+// newTail tracks an open file.
+func (s *Source) newTail(path string, m containerlog.Meta, f *os.File, fi os.FileInfo, key devKey, now time.Time) *tail {
+	t := &tail{id: s.nextID, path: path, meta: m, f: f, max: s.o.MaxLineBytes, lastData: now, lastUsed: now}
+	s.nextID++
+	t.ident.Dev, t.ident.Ino = key.dev, key.ino
+	t.ident.grow(f, fi.Size())
+	t.size = fi.Size()
+	setUnit(t)
+	s.files = append(s.files, t)
+	s.byKey[key] = t
+	s.stats.Found++
+	return t
+}
+
 // add starts following a file found for the first time.
 func (s *Source) add(fd found, first bool, now time.Time) {
 	m, _ := containerlog.FromPath(fd.path)
@@ -170,41 +192,18 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		f.Close() // replaced between the stat and the open: the next scan sees the new one
 		return
 	}
-	t := &tail{id: s.nextID, path: fd.path, meta: m, f: f, max: s.o.MaxLineBytes,
-		lastData: now, lastUsed: now}
-	s.nextID++
-	t.ident.Dev, t.ident.Ino = key.dev, key.ino
-	t.ident.grow(f, fi.Size())
-	t.size = fi.Size()
-	setUnit(t)
-	s.files = append(s.files, t)
-	s.byKey[key] = t
-	s.stats.Found++
+	t := s.newTail(fd.path, m, f, fi, key, now)
 	if _, ok := s.deleted[t.path]; ok {
 		delete(s.deleted, t.path)
 		s.stats.Recreated++
 	}
 	switch p, how := s.match(t); how {
 	case matchSaved, matchOrphan:
-		if p.Done > t.size && p.Offset <= t.size {
-			// Records applied past the file's end: a damaged position (the positions file
-			// edited or corrupted). Resuming at its line's start reads what follows instead of
-			// skipping everything up to a Done that will never come (issue 27, item 7).
-			s.stats.DamagedPositions++
-			p.Done, p.Skip = p.Offset, 0
-		}
-		t.reset(p.Offset)
-		t.done = p.Done
-		if t.meta.Container == "" {
-			t.unit = []byte(p.unitName()) // renamed (or a copy) since: its lines keep their series
-		}
-		if t.sniff() && p.Done != p.Offset {
-			t.dec.Resume(p.Skip, p.Done)
-		}
 		if how == matchOrphan {
+			p = inCopy(p, t.size)
 			s.stats.CopiesRead++
 		}
-		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip, Unit: string(t.unit)})
+		s.resume(t, p)
 	case matchLive:
 		t.parked = true
 	default:
@@ -217,6 +216,26 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		t.skip = skip
 		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off, Unit: string(t.unit)})
 	}
+}
+
+// resume starts t at its saved position p.
+func (s *Source) resume(t *tail, p Position) {
+	if p.Done > t.size && p.Offset <= t.size {
+		// Records applied past the file's end: a damaged position (the positions file
+		// edited or corrupted). Resuming at its line's start reads what follows instead of
+		// skipping everything up to a Done that will never come (issue 27, item 7).
+		s.stats.DamagedPositions++
+		p.Done, p.Skip = p.Offset, 0
+	}
+	t.reset(p.Offset)
+	t.done = p.Done
+	if t.meta.Container == "" {
+		t.unit = []byte(p.unitName()) // renamed (or a copy) since: its lines keep their series
+	}
+	if t.sniff() && p.Done != p.Offset {
+		t.dec.Resume(p.Skip, p.Done)
+	}
+	s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: p.Offset, Done: p.Done, Skip: p.Skip, Unit: string(t.unit)})
 }
 
 // left classifies a file no longer found under its name: renamed out of the globs (it still
@@ -253,7 +272,7 @@ func (s *Source) retire(now time.Time) {
 		if !t.parked && t.f != nil && (t.fill(now) || t.hasRecord() || now.Sub(t.lastData) < s.o.RotateWait || now.Sub(t.goneAt) < s.o.RotateWait) {
 			return false
 		}
-		if fi, err := os.Stat(t.path); err == nil && keyOf(fi, t.path) == keyOf2(t) {
+		if fi, err := os.Stat(t.path); err == nil && keyOf(fi, t.path) == keyOf2(t) && !t.outside {
 			t.gone = false // still there: the scan missed it (a directory being replaced)
 			return false
 		}
@@ -283,6 +302,7 @@ func (s *Source) drop(t *tail) {
 	}
 	s.stats.Cut += t.truncated
 	s.stats.ReadBytes += t.read
+	s.stats.NULBytes += t.nuls
 	t.close()
 	delete(s.byKey, keyOf2(t))
 	s.o.Store.forget(t.id)

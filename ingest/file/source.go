@@ -81,6 +81,9 @@ type Stats struct {
 	Bad, Cut                      int64 // records not of the file's format; lines dropped unfinished or over the bound
 	SaveFailures                  int64 // failed writes of the positions file (Store.Flush)
 	DamagedPositions              int64 // saved positions past their file's end, resumed at their line's start
+	ReadErrors                    int64 // files whose reads started failing (EIO), once per episode
+	Lost                          int64 // files gone with lines possibly unread: deleted while closed, or gone while specwatch was down
+	NULBytes                      int64 // NUL bytes skipped where a line would start (a non-append writer's hole)
 }
 
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
@@ -205,10 +208,18 @@ func (s *Source) read(e *ingest.Entry, now time.Time) bool {
 			s.cur = 0
 		}
 		t := s.files[s.cur]
-		if !t.parked && (t.f != nil || t.r < t.w) {
+		if !t.parked && (t.f != nil || t.r < t.w || s.pending(t) && s.reopen(t, now)) {
 			if l, p, ok := t.next(now); ok {
 				s.entry(e, t, l, p, now)
 				return true
+			}
+			if t.replaced {
+				t.replaced = false
+				s.truncate(t, now)
+				continue // read it again from its start
+			}
+			if t.readErr != nil {
+				s.readFailed(t)
 			}
 		}
 		s.cur++
@@ -247,6 +258,7 @@ func (s *Source) Stats() Stats {
 		}
 		st.Cut += t.truncated
 		st.ReadBytes += t.read
+		st.NULBytes += t.nuls
 		if !t.parked {
 			st.Lag += max(t.size-t.pos, 0)
 		}

@@ -31,6 +31,7 @@ type tail struct {
 	done int64
 
 	gone     bool      // the path no longer leads to it (rotated away, deleted)
+	outside  bool      // found again outside the globs, where it was renamed while closed or while specwatch was down
 	goneAt   time.Time // when it was first seen gone
 	lastData time.Time // when it last gave a byte
 	lastUsed time.Time // for closing the least recently read when over the bound
@@ -42,6 +43,10 @@ type tail struct {
 	size      int64 // the file's size at the last scan
 	rotated   bool  // counted as a rotation already
 	sawEOF    bool  // the last read found no more data
+	replaced  bool  // new bytes came from a file whose start changed: truncated and refilled
+	readErr   error // the last read failed (EIO)
+	failing   bool  // reads fail: counted and reported once, retried at each scan
+	nuls      int64 // NUL bytes skipped: the hole a non-append writer leaves after a truncation
 }
 
 // readEnd is the offset of the next byte to read from the file.
@@ -83,7 +88,19 @@ func (t *tail) fill(now time.Time) bool {
 			t.buf = nb
 		}
 	}
-	n, err := t.f.ReadAt(t.buf[t.w:], t.readEnd())
+	n, err := readAt(t.f, t.buf[t.w:], t.readEnd())
+	if err != nil && err != io.EOF {
+		t.readErr = err
+		return false
+	}
+	t.readErr, t.failing = nil, false
+	if n > 0 && !t.ident.matches(t.f) {
+		// Read after the file was truncated and refilled past this offset: these bytes are
+		// the new content's middle. The Source restarts the file at 0 instead (issue 27,
+		// item 3); checking after the read, not before, leaves no window between the two.
+		t.replaced = true
+		return false
+	}
 	t.w += n
 	t.read += int64(n)
 	t.sawEOF = n == 0 || err == io.EOF
@@ -93,10 +110,16 @@ func (t *tail) fill(now time.Time) bool {
 	return n > 0
 }
 
+// readAt is the file read, a variable so that a test can make it fail as a disk does (EIO).
+var readAt = func(f *os.File, b []byte, off int64) (int, error) { return f.ReadAt(b, off) }
+
 // record returns the next complete record and its offset. An incomplete last line waits for
 // its newline: the writer may be in the middle of it.
 func (t *tail) record(now time.Time) ([]byte, int64, bool) {
 	for {
+		if !t.skip {
+			t.skipNULs()
+		}
 		if k := bytes.IndexByte(t.buf[t.r:t.w], '\n'); k >= 0 {
 			rec, off := t.buf[t.r:t.r+k], t.pos
 			t.r += k + 1
@@ -127,6 +150,19 @@ func (t *tail) record(now time.Time) ([]byte, int64, bool) {
 			return nil, 0, false
 		}
 	}
+}
+
+// skipNULs steps over NUL bytes where a record would start. No log line starts with one; a
+// writer without O_APPEND goes on at its old offset after a copytruncate, and the file reads
+// as NULs up to there (issue 27, item 2): glued to the next line they made a phantom series.
+func (t *tail) skipNULs() {
+	k := t.r
+	for k < t.w && t.buf[k] == 0 {
+		k++
+	}
+	t.nuls += int64(k - t.r)
+	t.pos += int64(k - t.r)
+	t.r = k
 }
 
 // readBufBytes is a file's read buffer while it has something to read; a longer line grows it

@@ -1,0 +1,194 @@
+package file
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/specwatch/specwatch/ingest"
+)
+
+// The named tests of issue 27's items 1-5 and 15, each the issue's scenario at a small scale;
+// TestExactlyOnceEveryInterleaving drives the same mechanisms through every kill point.
+
+// worldFollower is a follower of glob and writers of names, in its directory.
+func worldFollower(t *testing.T, o Options, glob string, names []string, appendMode bool) (*follower, *world) {
+	f := followIn(t, o, glob)
+	return f, newWorld(t, f.dir, names, appendMode)
+}
+
+func onceEach(t *testing.T, f *follower, w *world) {
+	t.Helper()
+	count := map[int]int{}
+	for _, l := range f.lines {
+		if strings.ContainsRune(l, 0) {
+			t.Errorf("a line with NUL bytes: %.40q", l)
+		}
+		count[lineNumber(t, l)]++
+	}
+	for n := 1; n <= w.seq; n++ {
+		if count[n] != 1 {
+			t.Errorf("line %d applied %d times", n, count[n])
+		}
+	}
+	for _, u := range f.units {
+		if strings.HasSuffix(u, ".1") {
+			t.Errorf("a line in series %s: a copy's lines belong to its original's", u)
+			break
+		}
+	}
+}
+
+// Item 1: logrotate copies, syncs the copy while the engine appends (lines read from the
+// original, not in the copy), then truncates. The copy resumed past its end was taken for
+// truncated and read again whole, in a second series.
+func TestCopyTruncateSyncWindow(t *testing.T) {
+	f, w := worldFollower(t, Options{}, "app.log*", []string{"app.log"}, true)
+	for _, st := range []step{writeStep(0, 20), copyStep(0, "app.log.1", 1), writeStep(0, 6), truncateStep(0, 0), writeStep(0, 10)} {
+		st.do(w, nil)
+		f.drain()
+	}
+	onceEach(t, f, w)
+	if st := f.src.Stats(); st.Truncated != 1 {
+		t.Errorf("%d truncations counted, want 1", st.Truncated)
+	}
+}
+
+// Item 2: an engine started as `engine > server.log` goes on at its old offset after the
+// truncation: the log starts with NULs. No line twice, none glued to the NULs.
+func TestCopyTruncateNonAppendWriter(t *testing.T) {
+	f, w := worldFollower(t, Options{}, "server.log*", []string{"server.log"}, false)
+	for _, st := range []step{writeStep(0, 20), copyStep(0, "server.log.1", 1), writeStep(0, 3), truncateStep(0, 0), writeStep(0, 10)} {
+		st.do(w, nil)
+		f.drain()
+	}
+	onceEach(t, f, w)
+	if st := f.src.Stats(); st.NULBytes != 23*int64(len(lineText(0))) {
+		t.Errorf("%d NUL bytes skipped, want the hole's %d", st.NULBytes, 23*len(lineText(0)))
+	}
+}
+
+// Item 3: truncated and refilled past its old size before the next scan. The new content was
+// read at the stale offset, then again from 0.
+func TestTruncatedRefilledBeforeScan(t *testing.T) {
+	f, w := worldFollower(t, Options{}, "app.log*", []string{"app.log"}, true)
+	for _, st := range []step{writeStep(0, 20), copyStep(0, "app.log.1", 1), truncateStep(0, 30), writeStep(0, 5)} {
+		st.do(w, nil)
+		f.drain()
+	}
+	onceEach(t, f, w)
+}
+
+// Item 4: more active files than max_open, renamed out of the globs while closed (the
+// kubelet's rotation), and many new files at once.
+func TestMoreFilesThanMaxOpen(t *testing.T) {
+	names := make([]string, 12)
+	for i := range names {
+		names[i] = fmt.Sprintf("%d.log", i)
+	}
+	f, w := worldFollower(t, Options{MaxOpen: 3}, "*.log", names, true)
+	var round []step
+	for i := range names {
+		round = append(round, writeStep(i, 2))
+	}
+	multiStep(round...).do(w, nil)
+	// One Next per line, no clock advance beyond the first scan: new files are read at once,
+	// not three per scan.
+	var e ingest.Entry
+	for range len(names) * 3 {
+		if ok, _ := f.src.Next(&e, 0); ok {
+			f.lines = append(f.lines, string(e.Message))
+			f.store.Mark(e.Cursor)
+		}
+	}
+	if len(f.lines) != len(names)*2 {
+		t.Fatalf("%d of %d lines of new files read before the next scan", len(f.lines), len(names)*2)
+	}
+	for r := 0; r < 3; r++ {
+		multiStep(round...).do(w, nil)
+		f.drain()
+	}
+	var rotate []step
+	for i := range names {
+		rotate = append(rotate, writeStep(i, 2), renameStep(i, names[i]+".20261120-093000", false))
+	}
+	multiStep(rotate...).do(w, nil)
+	f.drain()
+	onceEach(t, f, w)
+	if st := f.src.Stats(); st.Open > 3+len(names) || st.Lost != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// Item 5: the runtime rotates while specwatch is down, the rotated name outside the globs
+// (kubelet and Docker names); a file deleted while down is counted and reported.
+func TestRotatedWhileDown(t *testing.T) {
+	f, w := worldFollower(t, Options{}, "*.log", []string{"0.log", "c-json.log", "gone.log"}, true)
+	for i := range 3 {
+		w.write(i, 10) // lines 1-30
+	}
+	f.drain()
+	must(t, f.store.Flush())
+	f.src.Close() // killed
+	for i := range 3 {
+		w.write(i, 10) // lines 31-60, unread; 51-60 in gone.log
+	}
+	renameStep(0, "0.log.20261120-093000", false).do(w, nil)
+	renameStep(1, "c-json.log.1", false).do(w, nil)
+	must(t, os.Remove(w.path("gone.log")))
+	var warned []string
+	f.o.Warn = func(msg, path string, _ error) { warned = append(warned, path+": "+msg) }
+	f = f.restart(false)
+	for i := range 2 {
+		w.write(i, 5) // lines 61-70, in the new files
+	}
+	f.drain()
+	count := map[int]int{}
+	for _, l := range f.lines {
+		count[lineNumber(t, l)]++
+	}
+	for n := 1; n <= w.seq; n++ {
+		if want := b2i(n <= 50 || n > 60); count[n] != want {
+			t.Errorf("line %d applied %d times, want %d", n, count[n], want)
+		}
+	}
+	if st := f.src.Stats(); st.Lost != 1 || st.Renamed != 2 {
+		t.Errorf("stats %+v: want 1 lost (gone.log), 2 renamed", st)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "gone.log") {
+		t.Errorf("warnings %q: want one, naming gone.log", warned)
+	}
+}
+
+// Item 15: a file whose reads fail (EIO) is reported once, counted, and read when the disk
+// recovers, not taken for idle forever.
+func TestReadErrorsReported(t *testing.T) {
+	var warned []string
+	f, w := worldFollower(t, Options{Warn: func(msg, path string, err error) {
+		warned = append(warned, fmt.Sprintf("%s: %s: %v", path, msg, err))
+	}}, "*.log", []string{"a.log"}, true)
+	w.write(0, 5)
+	f.drain()
+	failing := true
+	saved := readAt
+	readAt = func(fl *os.File, b []byte, off int64) (int, error) {
+		if failing {
+			return 0, &os.PathError{Op: "read", Path: fl.Name(), Err: syscall.EIO}
+		}
+		return saved(fl, b, off)
+	}
+	t.Cleanup(func() { readAt = saved })
+	w.write(0, 5)
+	f.drain()
+	f.drain()
+	if st := f.src.Stats(); st.ReadErrors != 1 || len(warned) != 1 || !strings.Contains(warned[0], "input/output error") {
+		t.Fatalf("stats %+v, warnings %q: want one read error, reported once", st, warned)
+	}
+	failing = false
+	f.drain()
+	if len(f.lines) != 10 {
+		t.Fatalf("%d lines after the disk recovered, want 10", len(f.lines))
+	}
+}
