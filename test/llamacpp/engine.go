@@ -28,8 +28,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/deathsig"
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // Env is a prepared engine: the chroot holding llama-server and the models in it.
