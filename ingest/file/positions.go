@@ -113,6 +113,13 @@ func (s *Store) track(id int, p Position) {
 	s.mu.Unlock()
 }
 
+// touch makes the next Flush write, changed or not.
+func (s *Store) touch() {
+	s.mu.Lock()
+	s.dirty = true
+	s.mu.Unlock()
+}
+
 // identify updates a file's path or fingerprint (it grew, or was renamed).
 func (s *Store) identify(id int, path string, ident Identity) {
 	s.mu.Lock()

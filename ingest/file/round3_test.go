@@ -192,3 +192,18 @@ func TestReadErrorsReported(t *testing.T) {
 		t.Fatalf("%d lines after the disk recovered, want 10", len(f.lines))
 	}
 }
+
+// Item 6, the soak's variant: a first start that found no file yet, killed before its first
+// periodic save, was a first start again at the restart, and started the files created
+// meanwhile at their end. The positions are written at the first scan.
+func TestFirstStartSavedAtFirstScan(t *testing.T) {
+	f := followIn(t, Options{StartAtEnd: true}, "*.log")
+	f.read(1)
+	if _, existed, err := f.store.Load(); err != nil || !existed {
+		t.Fatalf("no positions file after the first scan of a first start (%v)", err)
+	}
+	f.write("a.log", 1, 5)
+	f = f.restart(false) // killed before any periodic save
+	f.drain()
+	f.exactlyOnce(5)
+}

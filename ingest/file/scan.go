@@ -90,6 +90,7 @@ func (s *Source) scan(now time.Time) {
 		s.add(f, first, now)
 	}
 	if first {
+		s.saveFirst()
 		for _, p := range s.saved {
 			if !p.Orphan {
 				s.resumeMoved(p, now)
@@ -156,6 +157,19 @@ func (s *Source) check(t *tail, size int64, now time.Time) {
 		return
 	}
 	s.o.Store.identify(t.id, t.path, t.ident)
+}
+
+// saveFirst writes the positions at once after a first start's first scan, even with no file
+// found: a SIGKILL before the first periodic save made the restart a first start again,
+// starting files found since at their end and skipping their lines (seen in the soak).
+func (s *Source) saveFirst() {
+	if !s.o.StartAtEnd {
+		return
+	}
+	s.o.Store.touch()
+	if err := s.o.Store.Flush(); err != nil {
+		s.o.Warn("cannot save the file positions; a restart before the next save starts files at their end", s.o.Store.Path(), err)
+	}
 }
 
 // newTail tracks an open file.
