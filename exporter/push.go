@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/internal/urlshow"
 )
@@ -36,8 +36,8 @@ type PushOptions struct {
 	// Failures counts failed pushes (Metrics.PushFailures()); nil counts only in
 	// Pusher.Failures.
 	Failures prometheus.Counter
-	// Logger receives push failures; nil discards them.
-	Logger *slog.Logger
+	// Logger receives push failures; the zero Logger discards them.
+	Logger zerolog.Logger
 	// FinalTimeout bounds the final push on shutdown, and so how long Stop can take; zero means
 	// DefaultFinalTimeout.
 	FinalTimeout time.Duration
@@ -59,7 +59,7 @@ type Pusher struct {
 	opts     PushOptions
 	redacted string
 	labels   []*dto.LabelPair // ExtraLabels, sorted by name
-	log      *slog.Logger
+	log      zerolog.Logger
 
 	cancel   context.CancelFunc
 	worker   sync.WaitGroup
@@ -89,9 +89,6 @@ func StartPush(ctx context.Context, opts PushOptions) (*Pusher, error) {
 	}
 	if p.labels, err = labelPairs(opts.ExtraLabels); err != nil {
 		return nil, fmt.Errorf("push to %s: %w", p.redacted, err)
-	}
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
 	}
 	if p.opts.FinalTimeout <= 0 {
 		p.opts.FinalTimeout = DefaultFinalTimeout
@@ -144,7 +141,7 @@ func (p *Pusher) logErr(format string, args ...any) {
 	if p.opts.Failures != nil {
 		p.opts.Failures.Inc()
 	}
-	p.log.Warn("push failed", "url", p.redacted, "err", fmt.Sprintf(format, args...))
+	p.log.Warn().Str("url", p.redacted).Str("err", fmt.Sprintf(format, args...)).Msg("push failed")
 }
 
 // write is the library's writeMetrics callback: the registry's exposition in the Prometheus
@@ -154,12 +151,12 @@ func (p *Pusher) write(w io.Writer) {
 	mfs, err := p.opts.Gatherer.Gather()
 	if err != nil {
 		// Gather returns what it could collect alongside the error; push that.
-		p.log.Warn("gathering metrics to push", "url", p.redacted, "err", err)
+		p.log.Warn().Str("url", p.redacted).Err(err).Msg("gathering metrics to push")
 	}
 	for _, mf := range mfs {
 		addLabels(mf, p.labels)
 		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
-			p.log.Warn("encoding metrics to push", "url", p.redacted, "family", mf.GetName(), "err", err)
+			p.log.Warn().Str("url", p.redacted).Str("family", mf.GetName()).Err(err).Msg("encoding metrics to push")
 			return
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,8 @@ import (
 	vmetrics "github.com/VictoriaMetrics/metrics"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/rs/zerolog"
+
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/internal/exportertest"
 )
@@ -126,29 +127,25 @@ func TestPushFinalAndLabels(t *testing.T) {
 	}
 }
 
-// logSignal is a slog handler that announces each record (the push logs after counting).
+// logSignal is a log writer that announces each line (the push logs after counting).
 type logSignal struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	ch  chan struct{}
 }
 
-func (l *logSignal) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logSignal) Handle(_ context.Context, r slog.Record) error {
+func (l *logSignal) Write(b []byte) (int, error) {
 	l.mu.Lock()
-	l.buf.WriteString(r.Message)
-	r.Attrs(func(a slog.Attr) bool { l.buf.WriteString(" " + a.String()); return true })
-	l.buf.WriteByte('\n')
+	l.buf.Write(b)
 	l.mu.Unlock()
 	select {
 	case l.ch <- struct{}{}:
 	default:
 	}
-	return nil
+	return len(b), nil
 }
-func (l *logSignal) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *logSignal) WithGroup(string) slog.Handler      { return l }
-func (l *logSignal) String() string                     { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
+
+func (l *logSignal) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
 
 func TestPushFailuresCountedAndRedacted(t *testing.T) {
 	srv, _ := receiver(t, http.StatusServiceUnavailable)
@@ -156,7 +153,7 @@ func TestPushFailuresCountedAndRedacted(t *testing.T) {
 	m := exportertest.NewMetrics(t, exportertest.ThreeSeries())
 	u := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1)
 	p, err := exporter.StartPush(context.Background(), exporter.PushOptions{URL: u, Interval: 20 * time.Millisecond,
-		Gatherer: m.Registry(), Failures: m.PushFailures(), Logger: slog.New(logs)})
+		Gatherer: m.Registry(), Failures: m.PushFailures(), Logger: zerolog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
 	}

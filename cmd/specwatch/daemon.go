@@ -96,7 +96,7 @@ func (d *daemon) serve(ctx context.Context, feed func(ctx context.Context) error
 	if d.cfg.Push.URL != "" {
 		p, err := exporter.StartPush(ctx, exporter.PushOptions{
 			URL: d.cfg.Push.URL, Interval: d.cfg.Push.Interval, ExtraLabels: d.cfg.Push.Labels,
-			Gatherer: d.metrics.Registry(), Failures: d.metrics.PushFailures(), Logger: d.slog,
+			Gatherer: d.metrics.Registry(), Failures: d.metrics.PushFailures(), Logger: d.log,
 		})
 		if err != nil {
 			return err
