@@ -5,6 +5,7 @@
 #
 #   bench/run.sh                 # RUNS=5 LINES=1000000 TEXT=1 JOURNAL=1 LIVE=1 LIVE_RUNS=3 LIVE_CONFIGS="default sdjournal" BENCH_DIR=/tmp/specwatch-bench
 #   LIVE=0 JOURNAL=0 bench/run.sh   # the two text corpora only
+#   MANY=1 bench/run.sh          # also 10,000 files: memory after reading, CPU while idle
 #
 # Everything it builds, downloads or generates lives in $BENCH_DIR (the corpora are cached there).
 # It first checks that specwatch and mtail agree (samples and last commit length per series)
@@ -238,6 +239,17 @@ if [ "${FILES:-1}" = 1 ]; then
 		echo
 		echo "    $FL"
 		echo "    $FN"
+	} >> "$W/results.md"
+fi
+
+# --- many files (MANY=1 runs it; about a minute and 10 GB in $TMPDIR): issue 27's targets -------
+if [ "${MANY:-0}" = 1 ]; then
+	MF=$(go test -count=1 -run '^$' -bench 'BenchmarkManyFiles' -benchtime=1x -timeout 10m ./ingest/file/ | grep '^BenchmarkManyFiles' || echo "MANYFILES failed")
+	{
+		echo
+		echo "Many files (load average $(cut -d' ' -f1-3 /proc/loadavg); targets ≤ 64 MB after reading, ≤ 2 % of a core idle):"
+		echo
+		echo "$MF" | sed 's/^/    /'
 	} >> "$W/results.md"
 fi
 cat "$W/results.md"

@@ -51,6 +51,7 @@ func (s *Source) refind(t *tail) {
 		return
 	}
 	t.f, t.path, t.outside, t.size = f, path, true, fi.Size()
+	s.opened++
 	s.o.Store.identify(t.id, path, t.ident)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/specwatch/specwatch/ingest"
 )
@@ -206,4 +207,47 @@ func TestFirstStartSavedAtFirstScan(t *testing.T) {
 	f = f.restart(false) // killed before any periodic save
 	f.drain()
 	f.exactlyOnce(5)
+}
+
+// The globs' directories are listed again only when they change (10,000 idle files): a file
+// created in a directory listed long ago is still found at the next scan.
+func TestListingCachedUntilDirectoryChanges(t *testing.T) {
+	f := followIn(t, Options{}, "*.log")
+	f.write("a.log", 1, 3)
+	long := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(f.dir, long, long))
+	f.drain()
+	if l := f.src.listings[f.o.Globs[0]]; l == nil || !l.mtime.Equal(long) {
+		t.Fatalf("listing %+v: want one of the directory as of an hour ago", l)
+	}
+	f.write("b.log", 4, 6)
+	f.drain()
+	f.exactlyOnce(6)
+}
+
+// Quiet files rest between stats while their directory is unchanged; a closed one that grows
+// is read within restStride scans, and a rotation (which changes the directory) at once.
+func TestQuietFilesRest(t *testing.T) {
+	f := followIn(t, Options{MaxOpen: 1}, "*.log")
+	f.write("a.log", 1, 2)
+	f.write("b.log", 3, 4)
+	f.drain()
+	long := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(f.dir, long, long))
+	f.now = f.now.Add(restAfter + time.Second)
+	f.read(3) // two scans: the listing is cached, the files rest
+	if len(f.src.rest) == 0 {
+		t.Fatal("no file rests: quiet files in an unchanged directory are stat'ed every scan")
+	}
+	f.write("a.log", 5, 5)
+	f.write("b.log", 6, 6)
+	must(t, os.Chtimes(f.dir, long, long))
+	f.read(restStride + 2)
+	if len(f.lines) != 6 {
+		t.Fatalf("%d lines within %d scans, want 6", len(f.lines), restStride+2)
+	}
+	must(t, os.Rename(f.path("a.log"), f.path("a.log.1"))) // the directory changes
+	f.write("a.log", 7, 7)
+	f.read(2)
+	f.exactlyOnce(7)
 }

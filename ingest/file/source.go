@@ -93,13 +93,19 @@ type Source struct {
 	now        func() time.Time
 	files      []*tail // tracked, in the order found
 	byKey      map[devKey]*tail
-	skipped    map[devKey]bool      // files the preset's patterns refused
+	skipped    map[devKey]string    // files the preset's patterns refused, and their names
 	saved      []Position           // positions not matched yet (the first scan drops the rest)
 	orphans    []orphan             // positions of truncated files, for their copies
 	deleted    map[string]time.Time // names of files found deleted, when: a new file there is a recreation
 	nextID     int
-	nextOrphan int // the last orphan's Store key (-1, -2, ...)
-	cur        int // the file Next reads from first
+	opened     int                 // open descriptors, at least: counted at each open, recounted by bound
+	scans      int                 // scans so far, for resting files
+	seen       map[devKey]bool     // scan's files seen, reused
+	rest       map[string]devKey   // scan's resting names, reused
+	listings   map[string]*listing // by glob
+	lastPaths  []string            // the last scan's names, while no directory changes
+	nextOrphan int                 // the last orphan's Store key (-1, -2, ...)
+	cur        int                 // the file Next reads from first
 	scanned    bool
 	last       time.Time // the last scan
 	lastCheck  time.Time // the last activeRotated
@@ -140,7 +146,8 @@ func New(o Options) *Source {
 	if o.Warn == nil {
 		o.Warn = func(string, string, error) {}
 	}
-	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]bool{}, saved: o.Positions,
+	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]string{}, saved: o.Positions,
+		seen: map[devKey]bool{}, rest: map[string]devKey{}, listings: map[string]*listing{},
 		deleted: map[string]time.Time{}}
 	if s.now == nil {
 		s.now = time.Now
