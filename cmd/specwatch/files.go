@@ -51,6 +51,7 @@ func openFiles(cfg config.Config, log zerolog.Logger) (*file.Source, *file.Store
 			return true
 		},
 		Warn: func(msg, path string, err error) { log.Warn().Err(err).Str("path", path).Msg(msg) },
+		Note: func(msg, path string, offset int64) { log.Debug().Str("path", path).Int64("offset", offset).Msg(msg) },
 	})
 	log.Info().Strs("globs", cfg.FileGlobs()).Int("positions", len(positions)).Bool("first_start", !existed).Msg("following files")
 	return src, store

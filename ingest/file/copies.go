@@ -16,6 +16,7 @@ import (
 func (s *Source) truncate(t *tail, now time.Time) {
 	s.stats.Truncated++
 	old := t.position()
+	s.o.Note("truncated in place", t.path, old.Offset)
 	old.Path, old.Identity, old.Unit = t.path, t.ident, string(t.unit)
 	resumed := false
 	for _, c := range s.files {
@@ -55,6 +56,7 @@ func (s *Source) unpark(c *tail, p Position, now time.Time) {
 		}
 	}
 	p = inCopy(p, c.size)
+	s.o.Note("a parked copy resumed at its original's position", c.path, p.Offset)
 	c.reset(p.Offset)
 	c.done = p.Done
 	if c.meta.Container == "" {

@@ -128,6 +128,40 @@ func deleteStep(i int) step {
 	}}
 }
 
+// shiftStep renames app.log.N to app.log.N+1, the highest first, as logrotate does before it
+// makes a new app.log.1.
+func shiftStep(base string) step {
+	return step{"shift " + base + ".N", func(w *world, saved map[int]bool) {
+		n := 0
+		for name := range w.files {
+			if k, err := strconv.Atoi(strings.TrimPrefix(name, base+".")); err == nil && strings.HasPrefix(name, base+".") {
+				n = max(n, k)
+			}
+		}
+		for k := n; k >= 1; k-- {
+			from, to := fmt.Sprintf("%s.%d", base, k), fmt.Sprintf("%s.%d", base, k+1)
+			if _, ok := w.files[from]; !ok {
+				continue
+			}
+			must(w.t, os.Rename(w.path(from), w.path(to)))
+			w.files[to] = w.files[from]
+			delete(w.files, from)
+		}
+	}}
+}
+
+// pruneStep deletes a rotated file.
+func pruneStep(name string) step {
+	return step{"delete " + name, func(w *world, saved map[int]bool) {
+		if _, ok := w.files[name]; !ok {
+			return
+		}
+		must(w.t, os.Remove(w.path(name)))
+		w.gone(w.files[name], saved)
+		delete(w.files, name)
+	}}
+}
+
 // copyStep fills copy to with the first frac (0..1] of writer i's file, appending what it
 // lacks, as cp does while logrotate copies (frac 0 creates it empty).
 func copyStep(i int, to string, frac float64) step {
@@ -199,6 +233,13 @@ func interleaveScenarios() []scenario {
 		{name: "copytruncate, non-append writer", glob: "app.log*", names: []string{"app.log"}, append: false, steps: ct(true)},
 		{name: "refill", glob: "app.log*", names: []string{"app.log"}, append: true,
 			steps: []step{writeStep(0, 20), copyStep(0, "app.log.1", 1), truncateStep(0, 30), writeStep(0, 5)}},
+		{name: "logrotate chain", glob: "app.log*", names: []string{"app.log"}, append: true,
+			steps: []step{writeStep(0, 20),
+				multiStep(shiftStep("app.log"), copyStep(0, "app.log.1", 1), truncateStep(0, 0)), writeStep(0, 10),
+				multiStep(shiftStep("app.log"), renameStep(0, "app.log.1", false)), writeStep(0, 10),
+				multiStep(shiftStep("app.log"), copyStep(0, "app.log.1", 1), truncateStep(0, 0)), writeStep(0, 5),
+				multiStep(shiftStep("app.log"), copyStep(0, "app.log.1", 0)), multiStep(copyStep(0, "app.log.1", 1), truncateStep(0, 0)),
+				writeStep(0, 5), deleteStep(0), pruneStep("app.log.3"), writeStep(0, 5)}},
 		{name: "delete and recreate", glob: "app.log", names: []string{"app.log"}, append: true,
 			steps: []step{writeStep(0, 20), deleteStep(0), writeStep(0, 10)}},
 		{name: "more files than max_open", glob: "*.log", names: []string{"0.log", "1.log", "2.log", "3.log"}, append: true, maxOpen: 2,
@@ -215,12 +256,13 @@ const (
 	killFlushed   = "after a save"
 	killUnflushed = "after reading, before the save"
 	killUnread    = "before reading"
+	killStale     = "after reading three steps unsaved"
 )
 
 func TestExactlyOnceEveryInterleaving(t *testing.T) {
 	for _, sc := range interleaveScenarios() {
 		for k := 0; k <= len(sc.steps); k++ {
-			for _, how := range []string{killFlushed, killUnflushed, killUnread} {
+			for _, how := range []string{killFlushed, killUnflushed, killUnread, killStale} {
 				if (k == 0 || k == len(sc.steps)) && how != killFlushed {
 					continue
 				}
@@ -255,7 +297,7 @@ func runInterleaving(t *testing.T, sc scenario, k int, how string) {
 			case killFlushed:
 				f.drain()
 				save()
-			case killUnflushed:
+			case killUnflushed, killStale:
 				f.drain()
 			}
 			ledger = append(ledger, f.lines[:flushed]...)
@@ -272,7 +314,9 @@ func runInterleaving(t *testing.T, sc scenario, k int, how string) {
 			}
 		}
 		f.drain()
-		save()
+		if how != killStale || i < k-3 || i >= k {
+			save()
+		}
 	}
 	f.drain()
 	ledger = append(ledger, f.lines...)

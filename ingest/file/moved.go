@@ -73,6 +73,7 @@ func (s *Source) resumeMoved(p Position, now time.Time) {
 	}
 	t := s.newTail(path, m, f, fi, key, now)
 	t.gone, t.goneAt, t.outside, t.rotated = true, now, true, true
+	s.o.Note("found again outside the globs, where it was renamed while specwatch was down", path, p.Offset)
 	s.stats.Renamed++
 	s.resume(t, p)
 }

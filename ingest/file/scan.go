@@ -203,9 +203,11 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 			p = inCopy(p, t.size)
 			s.stats.CopiesRead++
 		}
+		s.o.Note(map[int]string{matchSaved: "resumed at its saved position", matchOrphan: "a copy resumed at its original's position"}[how], t.path, p.Offset)
 		s.resume(t, p)
 	case matchLive:
 		t.parked = true
+		s.o.Note("a copy of a file being read: parked", t.path, 0)
 	default:
 		off := int64(0)
 		skip := false
@@ -214,6 +216,7 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		}
 		t.reset(off)
 		t.skip = skip
+		s.o.Note("a new file", t.path, off)
 		s.o.Store.track(t.id, Position{Path: t.path, Identity: t.ident, Offset: off, Done: off, Unit: string(t.unit)})
 	}
 }
@@ -303,6 +306,7 @@ func (s *Source) drop(t *tail) {
 	s.stats.Cut += t.truncated
 	s.stats.ReadBytes += t.read
 	s.stats.NULBytes += t.nuls
+	s.o.Note("dropped, read to its end", t.path, t.readEnd())
 	t.close()
 	delete(s.byKey, keyOf2(t))
 	s.o.Store.forget(t.id)

@@ -57,6 +57,9 @@ type Options struct {
 	Wait func(time.Duration)
 	// Warn reports a file that could not be followed; nil discards.
 	Warn func(msg string, path string, err error)
+	// Note reports each decision about a file (found and where it starts, truncated, a copy
+	// resumed, dropped), for debug logs; nil discards.
+	Note func(msg string, path string, offset int64)
 }
 
 // Defaults of Options.
@@ -145,6 +148,9 @@ func New(o Options) *Source {
 	}
 	if o.Warn == nil {
 		o.Warn = func(string, string, error) {}
+	}
+	if o.Note == nil {
+		o.Note = func(string, string, int64) {}
 	}
 	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]string{}, saved: o.Positions,
 		seen: map[devKey]bool{}, rest: map[string]devKey{}, listings: map[string]*listing{},

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,6 +45,14 @@ func TestFilesExactlyOnce(t *testing.T) {
 	logs, state := filepath.Join(dir, "logs"), filepath.Join(dir, "state")
 	must(t, mkdirs(logs, state))
 	l := newFileLedger(t, logs)
+	if keep := os.Getenv("SPECWATCH_SOAK_KEEP"); keep != "" {
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(filepath.Join(dir, "specwatch.log"))
+				os.WriteFile(filepath.Join(keep, fmt.Sprintf("files-%d.log", seed)), b, 0o644)
+			}
+		})
+	}
 	d := testharness.NewDaemon(t, bin, testharness.FreeAddr(t), state, filepath.Join(dir, "specwatch.log"),
 		"--file", filepath.Join(logs, "engine.log*"), "--log.level", "debug")
 	d.Start()
