@@ -112,6 +112,7 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 	}
 	if !s.Gone {
 		gauge(d.lastSample, float64(s.LastSample)/1e9, s.LastSample != 0)
+		gauge(d.clockOffset, s.ClockOffset.Seconds(), s.HasClockOffset)
 	}
 	for k := range model.NumAnomalyKinds {
 		active := 0.0

@@ -18,6 +18,7 @@ type descs struct {
 	forecast, attribution                                  *prometheus.Desc
 	acceptByPos                                            *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
+	clockOffset                                            *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
 	reopens, cursorMissing, lostEntries, skipped, badFiles *prometheus.Desc
 	files                                                  *fileDescs // files.go
@@ -66,6 +67,8 @@ func newDescs() *descs {
 			"kind"),
 		lastSample: per("specwatch_last_sample_timestamp_seconds",
 			"Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock)."),
+		clockOffset: per("specwatch_log_clock_offset_seconds",
+			"The series' latest sample's log timestamp minus when specwatch applied it (live only): the engine's clock ahead of the daemon's, negative behind, plus a read delay under a second while specwatch keeps up. Expiry and stale detection use the arrival, not the timestamp."),
 		samples: per("specwatch_samples_total",
 			"Samples applied to the series, by line kind (decode, spec, prefill, event).",
 			"kind"),
@@ -105,7 +108,7 @@ func newDescs() *descs {
 
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.kvUsage, d.running, d.step, d.tps, d.fitKV,
-		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.samples,
+		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.clockOffset, d.samples,
 		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures,
 		d.reopens, d.cursorMissing, d.lostEntries, d.skipped, d.badFiles} {
 		ch <- x

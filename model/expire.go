@@ -13,7 +13,7 @@ package model
 // A series silent while its unit keeps logging is quiet but not gone: its stale anomaly, and
 // the last-sample stamp the alert quotes, stay exported. A new sample undoes both at once.
 type expiry struct {
-	last        int64 // the series' last sample when Tick decided; a newer sample voids it
+	last        int64 // when the series' last sample was heard as Tick decided; a newer one voids it
 	quiet, gone bool
 }
 
@@ -24,12 +24,12 @@ func (m *Set) expire(now int64) {
 		return
 	}
 	for _, se := range m.order {
-		if se.samples == 0 || !se.timed || now-se.last < after {
+		if se.samples == 0 || !se.timed || now-se.lastHeard() < after {
 			se.expiry = expiry{}
 			continue
 		}
 		gone := now-m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container] >= after
-		se.expiry = expiry{last: se.last, quiet: true, gone: gone}
+		se.expiry = expiry{last: se.lastHeard(), quiet: true, gone: gone}
 		if gone {
 			se.clear(Stale, now)
 		}
@@ -38,7 +38,7 @@ func (m *Set) expire(now int64) {
 
 // expired reports the series' expiry as of its latest sample.
 func (se *Series) expired() (quiet, gone bool) {
-	if se.expiry.last != se.last {
+	if se.expiry.last != se.lastHeard() {
 		return false, false
 	}
 	return se.expiry.quiet, se.expiry.gone

@@ -30,6 +30,8 @@ type Series struct {
 	samples     int64
 	first, last int64 // Unix ns, once timed
 	timed       bool  // a sample with a time was seen
+	heard       int64 // the daemon's clock (Unix ns) when the latest sample was applied live; 0 offline (heard.go)
+	offset      int64 // that sample's stamp minus heard, ns
 
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.

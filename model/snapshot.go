@@ -1,6 +1,10 @@
 package model
 
-import "github.com/specwatch/specwatch/parse"
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/parse"
+)
 
 // SeriesSnapshot is a copy of one series' current figures for the exporter: taken under the
 // owner's lock in microseconds, then encoded for a scrape without holding anything.
@@ -10,6 +14,9 @@ type SeriesSnapshot struct {
 	Labels Labels
 
 	LastSample int64 // Unix ns of the latest sample
+	// ClockOffset is the latest live sample's stamp minus when it arrived (heard.go).
+	ClockOffset    time.Duration
+	HasClockOffset bool
 	// Quiet: no sample for the model's ExpireAfter, so the figures are no longer current; Gone:
 	// its unit went silent too (expire.go). The exporter leaves out what they void.
 	Quiet, Gone bool
@@ -69,6 +76,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	c := &se.cur
 	s.ID, s.Labels, s.LastSample = se.id, se.labels, se.last
 	s.Quiet, s.Gone = se.expired()
+	s.ClockOffset, s.HasClockOffset = se.ClockOffset()
 	s.Commit, s.HasCommit = c.commit, c.has&curCommit != 0
 	s.AcceptRate, s.HasAcceptRate = c.acceptRate, c.has&curAcceptRate != 0
 	s.AcceptedDepth, s.HasDepth = c.depth, c.has&curDepth != 0

@@ -37,13 +37,13 @@ func (m *Set) Tick(now int64) {
 			continue
 		}
 		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
-		silent := now-se.last > after
+		silent := now-se.lastHeard() > after
 		switch {
-		case silent && !se.expiry.gone && unitLast > se.last+after/2 && now-unitLast < after:
-			last := se.last
+		case silent && !se.expiry.gone && unitLast > se.lastHeard()+after/2 && now-unitLast < after:
+			last, heard := se.last, se.lastHeard()
 			se.raise(Stale, now, func() string {
 				return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",
-					time.Duration(now-last).Round(time.Second), time.Unix(0, last).UTC().Format(time.DateTime))
+					time.Duration(now-heard).Round(time.Second), time.Unix(0, last).UTC().Format(time.DateTime))
 			})
 		case !silent:
 			se.clear(Stale, now)

@@ -26,7 +26,9 @@ func (p *Pipeline) drain() {
 			p.state.set.CountOutOfRange()
 			continue
 		}
-		p.observed(p.state.set.Observe(s))
+		se := p.state.set.Observe(s)
+		p.heard(se, s.Time)
+		p.observed(se)
 	}
 }
 

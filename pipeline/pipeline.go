@@ -61,10 +61,11 @@ type Pipeline struct {
 	series  int               // series IDs below this have been announced (IDs count up from 0)
 
 	// the live loop (Follow)
-	following  bool // record each unit's activity for stale detection
-	warming    bool // Warm is replaying: the step histogram is not fed (warm.go)
-	caughtUp   bool
-	flushFails int64
+	following   bool   // record each unit's activity for stale detection
+	clockWarned []bool // per series ID: its log clock's offset was reported (clock.go)
+	warming     bool   // Warm is replaying: the step histogram is not fed (warm.go)
+	caughtUp    bool
+	flushFails  int64
 }
 
 // New builds a pipeline on state.
@@ -122,7 +123,14 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		st.atTail = false
 		if e.Time != 0 {
 			st.lastEntry = time.UnixMicro(e.Time)
-			st.set.Seen(e.Host, e.Unit, e.Container, e.Time*1000)
+			// Live, a unit's activity is when its line arrived, on the clock stale detection
+			// and expiry compare with (model/heard.go); a warm-up, or the backlog read before
+			// the first catch-up, keeps the entries' own times: they are old, and arrive now.
+			seen := e.Time * 1000
+			if !p.warming && p.caughtUp {
+				seen = p.now().UnixNano()
+			}
+			st.set.Seen(e.Host, e.Unit, e.Container, seen)
 		}
 	}
 	if jr == ingest.DamagedJSONL {
@@ -160,7 +168,9 @@ func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
 		st.set.CountOutOfRange()
 		return
 	}
-	p.observed(st.set.Apply(r, s))
+	se := st.set.Apply(r, s)
+	p.heard(se, s.Time)
+	p.observed(se)
 	p.drain()
 }
 
