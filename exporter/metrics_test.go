@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 )

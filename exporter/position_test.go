@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/internal/exportertest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 )

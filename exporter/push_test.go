@@ -20,7 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 )
 
 // receiver is an in-process push target: it hands every body (gunzipped) to bodies and

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"

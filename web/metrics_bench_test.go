@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 )
 
 func TestServerLimitsApplied(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/specwatch/specwatch/exporter"
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"

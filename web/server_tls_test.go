@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testproc"
 	"golang.org/x/crypto/bcrypt"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/exportertest"
+	"github.com/specwatch/specwatch/exporter/exportertest"
 )
 
 // TestWebConfigHostileFile: the web config replaced under a running server by a FIFO or a link
