@@ -91,7 +91,7 @@ const (
 // fingerprint), or — for a copy, whose name starts with its original's and whose first bytes
 // are its original's — a truncated original's position, or an original still being read (the
 // copy is parked: its lines are the original's).
-func (s *Source) match(t *tail) (Position, int) {
+func (s *Source) match(t *tail, now time.Time) (Position, int) {
 	for i, p := range s.saved {
 		if !p.Orphan && p.Dev == t.ident.Dev && p.Ino == t.ident.Ino && p.FPLen <= t.ident.FPLen && p.Identity.matches(t.f) {
 			s.saved = slices.Delete(s.saved, i, i+1)
@@ -101,18 +101,35 @@ func (s *Source) match(t *tail) (Position, int) {
 	isCopy := func(path string, id Identity) bool {
 		return id.FPLen > 0 && strings.HasPrefix(t.path, path) && t.path != path && id.matches(t.f)
 	}
-	for i, o := range s.orphans {
-		if isCopy(o.path, o.Identity) {
-			s.orphans = slices.Delete(s.orphans, i, i+1)
-			s.o.Store.forget(o.key)
-			return o.Position, matchOrphan
+	orphan := func() (Position, bool) {
+		for i, o := range s.orphans {
+			if isCopy(o.path, o.Identity) {
+				s.orphans = slices.Delete(s.orphans, i, i+1)
+				s.o.Store.forget(o.key)
+				return o.Position, true
+			}
 		}
+		return Position{}, false
+	}
+	if p, ok := orphan(); ok {
+		return p, matchOrphan
 	}
 	for _, c := range s.files {
-		if c != t && !c.parked && !c.gone && t.ident.FPLen > 0 && strings.HasPrefix(t.path, c.path) &&
-			t.path != c.path && sameStart(c, t) {
+		if c == t || c.parked || c.gone || t.ident.FPLen == 0 || !strings.HasPrefix(t.path, c.path) || t.path == c.path {
+			continue
+		}
+		if sameStart(c, t) {
 			t.shadowOf = c.id
 			return Position{}, matchLive
+		}
+		if truncatedNow(c) {
+			// copytruncate between this scan's look at the original and at its copy: the
+			// original's truncation first, so that its position goes to the copy (taken for a
+			// new file, the copy was applied a second time: the files soak, seed 729220085).
+			s.truncate(c, now)
+			if p, ok := orphan(); ok {
+				return p, matchOrphan
+			}
 		}
 	}
 	for i, p := range s.saved {
@@ -125,6 +142,16 @@ func (s *Source) match(t *tail) (Position, int) {
 		}
 	}
 	return Position{}, matchNone
+}
+
+// truncatedNow reports whether an open file is shorter than what was read of it, or no longer
+// starts with its fingerprinted bytes.
+func truncatedNow(c *tail) bool {
+	if c.f == nil {
+		return false
+	}
+	fi, err := c.f.Stat()
+	return err == nil && (fi.Size() < c.readEnd() || !c.ident.matches(c.f))
 }
 
 // sameStart reports whether copy t starts with the bytes of original c, over the shorter of

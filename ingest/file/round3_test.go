@@ -251,3 +251,26 @@ func TestQuietFilesRest(t *testing.T) {
 	f.read(2)
 	f.exactlyOnce(7)
 }
+
+// copytruncate between the scan's stat of the original and its stat of the new copy: the
+// copy was taken for a new file and applied a second time (the files soak, seed 729220085).
+func TestCopyTruncateBetweenStats(t *testing.T) {
+	f, w := worldFollower(t, Options{}, "app.log*", []string{"app.log"}, true)
+	writeStep(0, 20).do(w, nil)
+	f.drain()
+	writeStep(0, 10).do(w, nil) // not read yet when the rotation comes
+	copyStep(0, "app.log.1", 1).do(w, nil)
+	saved := statPath
+	t.Cleanup(func() { statPath = saved })
+	statPath = func(path string) (os.FileInfo, error) {
+		if strings.HasSuffix(path, "app.log.1") {
+			statPath = saved
+			truncateStep(0, 3).do(w, nil) // after the scan looked at app.log
+		}
+		return saved(path)
+	}
+	f.drain()
+	writeStep(0, 5).do(w, nil)
+	f.drain()
+	onceEach(t, f, w)
+}

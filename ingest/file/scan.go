@@ -33,7 +33,7 @@ func (s *Source) scan(now time.Time) {
 			seen[key] = true
 			continue
 		}
-		fi, err := os.Stat(path)
+		fi, err := statPath(path)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
@@ -197,7 +197,7 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		delete(s.deleted, t.path)
 		s.stats.Recreated++
 	}
-	switch p, how := s.match(t); how {
+	switch p, how := s.match(t, now); how {
 	case matchSaved, matchOrphan:
 		if how == matchOrphan {
 			p = inCopy(p, t.size)
@@ -332,3 +332,7 @@ func lastLineEnd(f *os.File, size int64) (int64, bool) {
 	}
 	return size, true
 }
+
+// statPath is the scan's stat, a variable so that a test can run a rotation between two of
+// them, as a rotator racing the scan does.
+var statPath = os.Stat
