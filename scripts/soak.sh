@@ -9,8 +9,9 @@
 #                                 default soak-report.md.
 #   scripts/soak.sh files [N]     the randomized exactly-once soak for files
 #                                 (test/e2e TestFilesExactlyOnce: SIGKILL at 20 random moments of a
-#                                 rotating stream), N runs (default 50), each with its own seed;
-#                                 about a minute a run. Prints the tally and the seeds that failed.
+#                                 rotating stream), N runs (default 50), each with its own seed,
+#                                 SOAK_JOBS at once (default 1); about 100 s a run. Prints a line
+#                                 per run; a failing run keeps its daemon's debug log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -18,22 +19,26 @@ scripts/deps.sh test
 need_go
 if [ "${1:-}" = files ]; then
 	runs=${2:-50}
-	log=soak-files.log
-	: >"$log"
-	go test -c -o /tmp/specwatch-e2e.test ./test/e2e/
-	pass=0 fail=0 failed=""
-	for i in $(seq 1 "$runs"); do
-		seed=$(( $(date +%s%N) % 1000000007 ))
-		if (cd test/e2e && SPECWATCH_SOAK=files SPECWATCH_SOAK_SEED=$seed /tmp/specwatch-e2e.test \
-			-test.run '^TestFilesExactlyOnce$' -test.count=1 -test.v -test.timeout 10m) >>"$log" 2>&1; then
-			pass=$((pass + 1))
+	jobs=${SOAK_JOBS:-1} # runs at once: each mostly waits on real time (load ≈ 0.3 a run)
+	dir=$(realpath -m soak-files)
+	rm -rf "$dir" && mkdir -p "$dir"
+	go test -c -o "$dir/e2e.test" ./test/e2e/
+	one() { # run number, seed
+		if (cd test/e2e && SPECWATCH_SOAK=files SPECWATCH_SOAK_SEED=$2 SPECWATCH_SOAK_KEEP="$dir" "$dir/e2e.test" \
+			-test.run '^TestFilesExactlyOnce$' -test.count=1 -test.v -test.timeout 10m) >"$dir/run-$1.log" 2>&1; then
+			echo "run $1 seed $2: pass (load $(cut -d' ' -f1-3 /proc/loadavg))"
 		else
-			fail=$((fail + 1)) failed="$failed $seed"
+			echo "run $1 seed $2: FAIL (load $(cut -d' ' -f1-3 /proc/loadavg); $dir/run-$1.log, daemon log $dir/files-$2.log)"
 		fi
-		echo "run $i/$runs seed $seed: pass $pass fail $fail (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	}
+	for i in $(seq 1 "$runs"); do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+		one "$i" $(( ($(date +%s%N) + i) % 1000000007 )) | tee -a "$dir/tally.txt" &
 	done
-	echo "TestFilesExactlyOnce: $pass of $runs passed${failed:+; failing seeds:$failed}; log: $log"
-	[ "$fail" -eq 0 ]
+	wait
+	pass=$(grep -c ': pass' "$dir/tally.txt" || true)
+	echo "TestFilesExactlyOnce: $pass of $runs passed; logs in $dir"
+	[ "$pass" -eq "$runs" ]
 	exit
 fi
 report=$(realpath -m "${1:-soak-report.md}")
