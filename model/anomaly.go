@@ -68,13 +68,14 @@ func (se *Series) raise(k AnomalyKind, t int64, detail func() string) {
 	se.raised[k]++
 }
 
-// clear closes the active episode of kind k, if any.
+// clear closes the active episode of kind k, if any. It never ends before it started: stale
+// is dated by the daemon's clock turned into log time, which an estimate can only approach.
 func (se *Series) clear(k AnomalyKind, t int64) {
 	i := se.active[k]
 	if i < 0 {
 		return
 	}
-	se.anomalies[i].End = t
+	se.anomalies[i].End = max(t, se.anomalies[i].Start)
 	se.active[k] = -1
 }
 

@@ -13,7 +13,7 @@ package model
 // A series silent while its unit keeps logging is quiet but not gone: its stale anomaly, and
 // the last-sample stamp the alert quotes, stay exported. A new sample undoes both at once.
 type expiry struct {
-	last        int64 // when the series' last sample was heard as Tick decided; a newer one voids it
+	samples     int64 // the series' samples when Tick decided: a newer sample voids the decision
 	quiet, gone bool
 }
 
@@ -28,17 +28,17 @@ func (m *Set) expire(now int64) {
 			se.expiry = expiry{}
 			continue
 		}
-		gone := now-m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container] >= after
-		se.expiry = expiry{last: se.lastHeard(), quiet: true, gone: gone}
+		gone := now-m.unitLast(se) >= after
+		se.expiry = expiry{samples: se.samples, quiet: true, gone: gone}
 		if gone {
-			se.clear(Stale, now)
+			se.clear(Stale, se.logTime(now))
 		}
 	}
 }
 
 // expired reports the series' expiry as of its latest sample.
 func (se *Series) expired() (quiet, gone bool) {
-	if se.expiry.last != se.lastHeard() {
+	if se.expiry.samples != se.samples {
 		return false, false
 	}
 	return se.expiry.quiet, se.expiry.gone

@@ -17,7 +17,7 @@ type Set struct {
 	key      []byte
 	input    InputCounts
 	overflow int64
-	units    map[string]int64 // last entry per "host\x00unit", for stale (live)
+	units    map[string]unitSeen // last entry per "host\x00unit\x00container", for stale (live)
 	ukey     []byte
 	fitBuf   []float64             // the series' Theil–Sen scratch, shared: they are fitted one at a time
 	recent   [16]recentSeries      // lookup's cache, by the key's last byte and length

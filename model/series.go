@@ -30,8 +30,9 @@ type Series struct {
 	samples     int64
 	first, last int64 // Unix ns, once timed
 	timed       bool  // a sample with a time was seen
-	heard       int64 // the daemon's clock (Unix ns) when the latest sample was applied live; 0 offline (heard.go)
-	offset      int64 // that sample's stamp minus heard, ns
+	heard       int64 // the daemon's clock (Unix ns) when the latest sample arrived live; 0 offline (heard.go)
+	clock       logClock
+	clockWarned bool // Heard reported the log clock's offset
 
 	// Commit length, from one source only (the first line kind that carried it), so that
 	// SGLang's accept len and the same build's avg_commit_len are not counted twice.
@@ -159,6 +160,9 @@ func (se *Series) observe(s *parse.Sample) {
 			se.first, se.last, se.timed = s.Time, s.Time, true
 		}
 		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
+	}
+	if s.Source == parse.SourceMetrics {
+		se.heardMetrics(s.Time)
 	}
 	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {

@@ -6,29 +6,53 @@ import "time"
 // logging means the engine stopped printing statistics (a hang in the scheduler, a log level
 // change), which no offline report can tell from "the service was idle".
 
-// Seen records that host/unit/container logged an entry at t (Unix ns). Call it for every
-// entry in live mode; it allocates only the first time a source is seen. The container is part
-// of the source: docker.service keeps logging for the host's other containers after one engine's
-// container has gone, and that is not "the engine stopped printing statistics".
-func (m *Set) Seen(host, unit, container []byte, t int64) {
+// Seen records that host/unit/container logged an entry stamped t (Unix ns): the unit's
+// activity where no arrival is known (a warm-up, the backlog before the first catch-up). Call
+// it, or Arrived, for every entry in live mode; it allocates only the first time a source is
+// seen. The container is part of the source: docker.service keeps logging for the host's other
+// containers after one engine's container has gone, and that is not "the engine stopped
+// printing statistics".
+func (m *Set) Seen(host, unit, container []byte, t int64) { m.seen(host, unit, container, t, 0) }
+
+// Arrived records that host/unit/container logged an entry that arrived at t (Unix ns, the
+// daemon's clock, as Tick's now): once a unit has an arrival, its stamps no longer count, so
+// an engine's clock that is off cannot make its unit look silent or active (heard.go).
+func (m *Set) Arrived(host, unit, container []byte, t int64) { m.seen(host, unit, container, 0, t) }
+
+// unitSeen is a unit's latest entry: its stamp, and when it arrived (0: not heard live).
+type unitSeen struct{ stamp, arrival int64 }
+
+func (m *Set) seen(host, unit, container []byte, stamp, arrival int64) {
 	if m.units == nil {
-		m.units = make(map[string]int64)
+		m.units = make(map[string]unitSeen)
 	}
 	m.ukey = append(append(append(append(append(m.ukey[:0], host...), 0), unit...), 0), container...)
 	if v, ok := m.units[string(m.ukey)]; ok { // lookups by string(bytes) do not allocate
-		if t > v {
-			m.units[string(m.ukey)] = t
+		if stamp > v.stamp || arrival > v.arrival {
+			m.units[string(m.ukey)] = unitSeen{max(v.stamp, stamp), max(v.arrival, arrival)}
 		}
 		return
 	}
 	if len(m.units) < 4*m.opts.MaxSeries {
-		m.units[string(m.ukey)] = t
+		m.units[string(m.ukey)] = unitSeen{stamp, arrival}
 	}
+}
+
+// unitLast is when se's unit last logged, on the clock lastHeard uses: the arrival where one
+// was recorded, else the stamp (0: never seen).
+func (m *Set) unitLast(se *Series) int64 {
+	u := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
+	if u.arrival != 0 {
+		return u.arrival
+	}
+	return u.stamp
 }
 
 // Tick raises stale for series silent for StaleAfter while their unit logged within the last
 // StaleAfter, and clears it when samples resume (clearing also happens on the next sample);
-// first it decides which series expired (expire.go): a gone one is not stale.
+// first it decides which series expired (expire.go): a gone one is not stale. Silence is on
+// the daemon's clock (when samples and entries arrived, heard.go); the episode is dated in the
+// series' log time, as its other events are.
 func (m *Set) Tick(now int64) {
 	m.expire(now)
 	after := int64(m.opts.StaleAfter)
@@ -36,17 +60,17 @@ func (m *Set) Tick(now int64) {
 		if se.samples == 0 {
 			continue
 		}
-		unitLast := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
+		unitLast := m.unitLast(se)
 		silent := now-se.lastHeard() > after
 		switch {
 		case silent && !se.expiry.gone && unitLast > se.lastHeard()+after/2 && now-unitLast < after:
 			last, heard := se.last, se.lastHeard()
-			se.raise(Stale, now, func() string {
+			se.raise(Stale, se.logTime(now), func() string {
 				return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",
 					time.Duration(now-heard).Round(time.Second), time.Unix(0, last).UTC().Format(time.DateTime))
 			})
 		case !silent:
-			se.clear(Stale, now)
+			se.clear(Stale, se.logTime(now))
 		}
 	}
 }

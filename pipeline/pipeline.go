@@ -61,11 +61,10 @@ type Pipeline struct {
 	series  int               // series IDs below this have been announced (IDs count up from 0)
 
 	// the live loop (Follow)
-	following   bool   // record each unit's activity for stale detection
-	clockWarned []bool // per series ID: its log clock's offset was reported (clock.go)
-	warming     bool   // Warm is replaying: the step histogram is not fed (warm.go)
-	caughtUp    bool
-	flushFails  int64
+	following  bool // record each unit's activity for stale detection
+	warming    bool // Warm is replaying: the step histogram is not fed (warm.go)
+	caughtUp   bool
+	flushFails int64
 }
 
 // New builds a pipeline on state.
@@ -123,14 +122,14 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		st.atTail = false
 		if e.Time != 0 {
 			st.lastEntry = time.UnixMicro(e.Time)
-			// Live, a unit's activity is when its line arrived, on the clock stale detection
-			// and expiry compare with (model/heard.go); a warm-up, or the backlog read before
-			// the first catch-up, keeps the entries' own times: they are old, and arrive now.
-			seen := e.Time * 1000
-			if !p.warming && p.caughtUp {
-				seen = p.now().UnixNano()
-			}
-			st.set.Seen(e.Host, e.Unit, e.Container, seen)
+		}
+		// Live, a unit's activity is when its entry arrived, on the clock stale detection
+		// and expiry compare with (clock.go), with or without a stamp of its own (a plain
+		// file's lines have none); otherwise the entry's own time, where it has one.
+		if p.arrivals() {
+			st.set.Arrived(e.Host, e.Unit, e.Container, p.arrival())
+		} else if e.Time != 0 {
+			st.set.Seen(e.Host, e.Unit, e.Container, e.Time*1000)
 		}
 	}
 	if jr == ingest.DamagedJSONL {
