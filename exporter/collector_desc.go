@@ -68,7 +68,7 @@ func newDescs() *descs {
 		lastSample: per("specwatch_last_sample_timestamp_seconds",
 			"Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock)."),
 		clockOffset: per("specwatch_log_clock_offset_seconds",
-			"The series' latest sample's log timestamp minus when specwatch applied it (live only): the engine's clock ahead of the daemon's, negative behind, plus a read delay under a second while specwatch keeps up. Expiry and stale detection use the arrival, not the timestamp."),
+			"How far the series' log timestamps run ahead of the daemon's clock, negative behind (live only): the largest log timestamp minus arrival over the last minute or two of arrivals. Expiry and stale detection use the arrival, not the timestamp."),
 		samples: per("specwatch_samples_total",
 			"Samples applied to the series, by line kind (decode, spec, prefill, event).",
 			"kind"),
