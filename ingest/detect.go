@@ -69,7 +69,7 @@ func detect(p []byte) (s Shape, more bool) {
 		return Raw, true
 	}
 	if p[i] == '{' {
-		return detectJSON(p[i:])
+		return detectJSON(p[i:], len(p) >= PeekSize)
 	}
 	if k := bytes.IndexByte(p, '\n'); k >= 0 {
 		if containerlog.Sniff(p[:k]) == containerlog.CRI {
@@ -98,7 +98,10 @@ func isJSONSpace(c byte) bool {
 // any of them may come first.
 var journalKeys = [...]string{`"MESSAGE"`, `"__CURSOR"`, `"__REALTIME_TIMESTAMP"`}
 
-func detectJSON(p []byte) (Shape, bool) {
+// full says the peek can grow no more: only then is a first line without its end judged by its
+// start (a shorter one may yet end and say otherwise, and the reader, fed a byte at a time,
+// would have settled on what the whole peek does not say).
+func detectJSON(p []byte, full bool) (Shape, bool) {
 	line, complete := p, false
 	if k := bytes.IndexByte(p, '\n'); k >= 0 {
 		line, complete = p[:k], true
@@ -111,7 +114,7 @@ func detectJSON(p []byte) (Shape, bool) {
 	if complete && containerlog.Sniff(line) == containerlog.DockerJSON {
 		return DockerJSON, false
 	}
-	if !complete && containerlog.SniffPrefix(line) == containerlog.DockerJSON {
+	if !complete && full && containerlog.SniffPrefix(line) == containerlog.DockerJSON {
 		// A first record past the peek (dockerd writes '<' as six bytes: a 12 KiB line of
 		// them is 72 KiB): json-file writes "log" first, which no journal entry has.
 		return DockerJSON, false
