@@ -76,7 +76,7 @@ func TestLogClockAhead(t *testing.T) {
 	if x := snap(f.set); !x.Quiet || !x.Gone {
 		t.Fatalf("quiet %v gone %v: an engine stopped for ExpireAfter on the daemon's clock has expired", x.Quiet, x.Gone)
 	}
-	if x := snap(f.set); (x.ClockOffset - 3*time.Hour).Abs() > time.Second || f.warns != 1 {
+	if x := snap(f.set); (x.ClockOffset-3*time.Hour).Abs() > time.Second || f.warns != 1 {
 		t.Errorf("clock offset %v, %d warnings; want 3h, 1", x.ClockOffset, f.warns)
 	}
 }

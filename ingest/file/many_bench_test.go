@@ -1,7 +1,6 @@
 package file
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -48,37 +47,12 @@ func BenchmarkManyFilesIdleRealClock(b *testing.B) {
 	const settled = 35 * time.Second
 
 	line := []byte("an idle engine's only line\n")
-	dir := b.TempDir()
-	for i := range n {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("idle-%05d.log", i)), line, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := manyFiles(b, n, line)
 	for b.Loop() {
-		state := filepath.Join(b.TempDir(), "state")
-		if err := os.Mkdir(state, 0o700); err != nil {
-			b.Fatal(err)
-		}
-		store := NewStore(state)
-		src := New(Options{Globs: []string{filepath.Join(dir, "*.log")}, Store: store})
-
-		var e ingest.Entry
-		want := line[:len(line)-1]
-		for got := 0; got < n; {
-			ok, err := src.Next(&e, time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if !ok {
-				continue
-			}
-			if !bytes.Equal(e.Message, want) {
-				b.Fatalf("line %d: %q, want %q", got, e.Message, want)
-			}
-			store.Mark(e.Cursor)
-			got++
-		}
+		src, store := newManySource(b, dir, nil)
+		readAll(b, src, store, n, line)
 		lastLine := time.Now()
+		var e ingest.Entry
 
 		// idle calls Next until the wall clock reaches until; a line is a failure.
 		idle := func(until time.Time) {
