@@ -2,9 +2,7 @@ package file
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
