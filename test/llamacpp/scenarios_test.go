@@ -96,31 +96,20 @@ func (c *Capture) run(t *testing.T) {
 	}
 
 	live := startLive(t, c)
-	c.Draft = c.engine(t, "draft", ServerOptions{Draft: "draft-good.gguf", Line: toJournal, Addr: live.engineAddr, Ctx: 32768,
-		Args: []string{"--spec-type", "draft-simple", "--spec-draft-n-max", "8", "-lv", "3", "-np", "4"}},
-		func(s *Server) []Truth {
-			var rs []Truth
-			// prompts of growing length sharing their prefix, greedy and sampled in turn
-			for i, n := range []int{60, 400, 1200, 2400, 3600, 4800, 6000, 7500, 9000, 10500, 12000} {
-				rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: i}))
+	opts := draftOptions
+	opts.Line, opts.Addr = toJournal, live.engineAddr
+	c.Draft = c.engine(t, "draft", opts, func(s *Server) []Truth {
+		rs := draftSequential(t, s, text)
+		time.Sleep(3 * time.Second) // an idle gap
+		for _, k := range []int{2, 4} {
+			var reqs []Request
+			for j := range k {
+				reqs = append(reqs, Request{Prompt: text.Random(200 + 300*j), N: 64, Temp: 0.8, Seed: 100*k + j})
 			}
-			// then lengths in no order, as an operator's traffic comes: the step model is judged
-			// on these too, inside the range it learned, not only on each new longest prompt
-			for i, n := range []int{5000, 800, 9500, 3000, 11000, 200, 6500, 1800} {
-				rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: 20 + i}))
-			}
-			rs = append(rs, s.Do(t, Request{Prompt: "Write a Go function that reverses a string.", N: 64, Chat: true}))
-			rs = append(rs, s.Do(t, Request{Prompt: text.Random(300), N: 64, Temp: 0.8, Seed: 40, Chat: true}))
-			time.Sleep(3 * time.Second) // an idle gap
-			for _, k := range []int{2, 4} {
-				var reqs []Request
-				for j := range k {
-					reqs = append(reqs, Request{Prompt: text.Random(200 + 300*j), N: 64, Temp: 0.8, Seed: 100*k + j})
-				}
-				rs = append(rs, s.Parallel(t, reqs)...)
-			}
-			return rs
-		})
+			rs = append(rs, s.Parallel(t, reqs)...)
+		}
+		return rs
+	})
 	c.Live = live.finish(t, c)
 
 	c.Ngram = c.engine(t, "ngram", ServerOptions{Args: []string{"--spec-type", "ngram-mod", "--spec-draft-n-max", "64", "-lv", "4"}},
@@ -164,6 +153,27 @@ func (c *Capture) run(t *testing.T) {
 	if err := os.CopyFS(c.JournalDir, os.DirFS(c.Journal.Dir())); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// draftOptions is the good draft at -lv 3 with four slots.
+var draftOptions = ServerOptions{Draft: "draft-good.gguf", Ctx: 32768,
+	Args: []string{"--spec-type", "draft-simple", "--spec-draft-n-max", "8", "-lv", "3", "-np", "4"}}
+
+// draftSequential is the draft scenario's requests one at a time: prompts of growing length
+// sharing their prefix, greedy and sampled in turn, then lengths in no order, as an operator's
+// traffic comes (the step model is judged on these too, inside the range it learned, not only
+// on each new longest prompt), then the chat endpoint.
+func draftSequential(t *testing.T, s *Server, text *Text) []Truth {
+	var rs []Truth
+	for i, n := range []int{60, 400, 1200, 2400, 3600, 4800, 6000, 7500, 9000, 10500, 12000} {
+		rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: i}))
+	}
+	for i, n := range []int{5000, 800, 9500, 3000, 11000, 200, 6500, 1800} {
+		rs = append(rs, s.Do(t, Request{Prompt: text.Source(n), N: 96, Temp: float64(i%2) * 0.8, Seed: 20 + i}))
+	}
+	rs = append(rs, s.Do(t, Request{Prompt: "Write a Go function that reverses a string.", N: 64, Chat: true}))
+	rs = append(rs, s.Do(t, Request{Prompt: text.Random(300), N: 64, Temp: 0.8, Seed: 40, Chat: true}))
+	return rs
 }
 
 // engine runs one llama-server, appending its output to <dir>/<name>.log, drives load and
