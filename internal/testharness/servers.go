@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -255,17 +254,6 @@ func writeYAML(t testing.TB, path string, v any) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// FreeAddr returns a loopback address with a port free right now.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // WebhookAlert is one alert of an Alertmanager webhook notification.
