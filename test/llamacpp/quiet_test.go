@@ -40,18 +40,19 @@ func disturbance(rs []Truth) (mape float64, worst Truth) {
 // quietDraft returns a draft run whose step times the machine left alone: the capture's, or,
 // when a neighbour disturbed it by the engine's own account, a fresh engine running the same
 // sequential requests (at most twice). The step model is judged on that run; the other tests
-// keep the capture's.
-func (c *Capture) quietDraft(t *testing.T) *Run {
+// keep the capture's. If every run was disturbed it returns the last with quiet false.
+func (c *Capture) quietDraft(t *testing.T) (r *Run, quiet bool) {
 	t.Helper()
-	r := c.Draft
+	r = c.Draft
 	for again := 1; ; again++ {
 		d, at := disturbance(r.Truth)
 		t.Logf("%s: the line through the other requests' steps predicts each one's tok/s within %.1f %% on average (worst: %s)", r.Name, 100*d, at)
 		if d <= maxDisturbance {
-			return r
+			return r, true
 		}
 		if again > 2 {
-			t.Fatalf("the machine disturbed the engine in %d draft runs (the engine's own line missed its tok/s by %.1f %% on average): the step model cannot be judged here", again, 100*d)
+			t.Logf("the machine disturbed the engine in %d draft runs (the engine's own line missed its tok/s by %.1f %% on average)", again, 100*d)
+			return r, false
 		}
 		r = c.engine(t, fmt.Sprintf("draft-again-%d", again), draftOptions, func(s *Server) []Truth {
 			return draftSequential(t, s, NewText(readCorpus(t, c.Env), 7))
