@@ -61,8 +61,12 @@ func (se *Series) report() SeriesReport {
 				m.RefMSPer1kToken = round(rb*1e6, 3)
 			}
 		}
-		if _, _, c, ok := se.widthFit(); ok {
-			m.MSPerDraftToken = round(c*1000, 4)
+		if f, ok := se.widthFit(); ok && !se.kvContext {
+			// the model that predicts is the one reported
+			a, b = f.A, f.B
+			m.FixedMS, m.R2, m.N = round(a*1000, 3), round(f.R2, 4), se.width.N()
+			m.MSPerDraftToken = round(f.C*1000, 4)
+			m.MSPerDraftTokenPer1kT = round(f.D*1e6, 4)
 		}
 		if se.kvContext {
 			m.MSPerKVPercent = round(b*1000, 4)

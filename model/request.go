@@ -107,26 +107,28 @@ func llamaStatistics(s *parse.Sample) bool {
 		s.Event != parse.EventSummary
 }
 
-// planeForget weighs the plane's samples like a rolling window of a few hundred requests.
-const planeForget = 0.995
+// widthForget weighs the width fit's samples like a rolling window of a few hundred requests.
+const widthForget = 0.995
 
 // predictStep is the step the model expects for p: from context alone, or, where the draft
 // tokens a step verifies (u) have varied by a token or more (n-gram drafting: 0 to 64), as
-// a + c·u + b·(1+u)·context: each of the 1+u tokens attends to the whole context. On the real
-// engine's n-gram run this predicted tok/s within 3 %; a + b·context + c·u was 11 % high.
+// a + b·context + c·u + d·u·context: the extra tokens cost c each, and attend to the context
+// at d per token, less than a one-token step's b. On the real engine's n-gram runs this
+// predicts each request's step within 3 to 6 %; a + c·u + b·(1+u)·context, which charges the
+// extra tokens a one-token step's b, was 11 to 14 % off and predicted tok/s 3 to 4 % low.
 func (se *Series) predictStep(p *point) float64 {
-	if a, b, c, ok := se.widthFit(); ok && p.hasWidth {
-		if st := a + b*(1+p.width)*p.ctx + c*p.width; st > 0 {
+	if f, ok := se.widthFit(); ok && p.hasWidth {
+		if st := f.Predict(p.ctx, p.width); st > 0 {
 			return st
 		}
 	}
 	return se.fit.Predict(p.ctx)
 }
 
-// widthFit is the plane when it is in use: warm, and u has varied by a token or more.
-func (se *Series) widthFit() (a, b, c float64, ok bool) {
-	if se.plane.N() < se.warmup() || se.plane.USpread() < 1 {
-		return 0, 0, 0, false
+// widthFit is the width fit when it is in use: warm, and u has varied by a token or more.
+func (se *Series) widthFit() (estimate.BilinearFit, bool) {
+	if se.width.N() < se.warmup() || se.width.USpread() < 1 {
+		return estimate.BilinearFit{}, false
 	}
-	return se.plane.Fit()
+	return se.width.Fit()
 }

@@ -47,9 +47,9 @@ type Series struct {
 
 	fit estimate.RLS
 	ref estimate.TheilSen
-	// plane adds the tokens each verify step checks to the fit (request.go): the prediction
+	// width adds the tokens each verify step checks to the fit (request.go): the prediction
 	// where they vary, as n-gram drafting's do.
-	plane estimate.Plane
+	width estimate.Bilinear
 	// snap is the fit as it was when no slowdown was suspected, and the context range it had
 	// learned: step_time_regression compares steps with it, so that the live fit may keep
 	// learning (new context ranges, new workloads) without a slowdown becoming the reference.
@@ -131,7 +131,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		short:     estimate.NewEWMA(opts.ShortHalfLife),
 		long:      estimate.NewEWMA(opts.LongHalfLife),
 		fit:       estimate.NewRLS(opts.Fit),
-		plane:     estimate.NewPlane(planeForget),
+		width:     estimate.NewBilinear(widthForget),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
 		drop:      newDropDetector(opts),
 		slow:      slowdrift.New(opts.SlowDrift),
@@ -320,7 +320,7 @@ func (se *Series) apply(p *point) {
 		se.fit.Update(p.ctx, p.step)
 		se.ref.Add(p.ctx, p.step)
 		if p.hasWidth {
-			se.plane.Add((1+p.width)*p.ctx, p.width, p.step)
+			se.width.Add(p.ctx, p.width, p.step)
 		}
 	}
 	if se.rs.cmp.Pending() {

@@ -222,6 +222,10 @@ func figures(sr *model.SeriesReport, kv bool) []tile {
 			t.Value = svgplot.Fixed(m.FixedMS, 1) + " ms + " + svgplot.Fixed(b, 3) + " ms"
 		}
 		t.Sub = "b " + per + " · R² " + svgplot.Fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
+		if m.MSPerDraftToken != 0 {
+			t.Label = "step model, a + b · context + c · draft tokens"
+			t.Sub = "c " + svgplot.Fixed(m.MSPerDraftToken, 2) + " ms per draft token · " + t.Sub
+		}
 		if m.RefFixedMS != 0 || ref != 0 {
 			t.Sub += " · robust reference " + svgplot.Fixed(m.RefFixedMS, 1) + " + " + svgplot.Fixed(ref, 2)
 		}

@@ -53,7 +53,11 @@ func WriteText(w io.Writer, r model.Report) error {
 			if s.ContextUnit == "kv_percent" {
 				fmt.Fprintf(bw, "  step model: %.1f ms + %.3f ms per 1 %% KV cache (R² %.2f, %d samples)\n", m.FixedMS, m.MSPerKVPercent, m.R2, m.N)
 			} else {
-				fmt.Fprintf(bw, "  step model: %.1f ms + %.2f ms per 1k tokens (R² %.2f, %d samples)\n", m.FixedMS, m.MSPer1kToken, m.R2, m.N)
+				fmt.Fprintf(bw, "  step model: %.1f ms + %.2f ms per 1k tokens", m.FixedMS, m.MSPer1kToken)
+				if m.MSPerDraftToken != 0 {
+					fmt.Fprintf(bw, " + %.2f ms per draft token (+ %.2f ms per draft token per 1k tokens)", m.MSPerDraftToken, m.MSPerDraftTokenPer1kT)
+				}
+				fmt.Fprintf(bw, " (R² %.2f, %d samples)\n", m.R2, m.N)
 			}
 		}
 		if t := s.TPS; t != nil && t.PredictedMean > 0 {

@@ -73,9 +73,11 @@ type StepModel struct {
 	MSPerKVPercent float64 `json:"ms_per_kv_percent,omitempty"`
 	R2             float64 `json:"r2"`
 	N              int     `json:"n"`
-	// MSPerDraftToken is c of the prediction a' + c·u + b'·(1+u)·context, u the draft tokens
-	// a verify step checks, where u varies (llama.cpp's n-gram drafting; docs/report.md).
-	MSPerDraftToken float64 `json:"ms_per_draft_token,omitempty"`
+	// Where the draft tokens a verify step checks (u) vary (llama.cpp's n-gram drafting), the
+	// step is a + b·context + c·u + d·u·context and the fields above are that fit's; these are
+	// c and d (docs/report.md).
+	MSPerDraftToken       float64 `json:"ms_per_draft_token,omitempty"`
+	MSPerDraftTokenPer1kT float64 `json:"ms_per_draft_token_per_1k_tokens,omitempty"`
 	// The robust reference fit (Theil–Sen over the latest points): far from the rolling fit
 	// means a run of odd samples is dragging one of them.
 	RefFixedMS        float64 `json:"ref_fixed_ms,omitempty"`

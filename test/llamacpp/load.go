@@ -207,6 +207,53 @@ func FitAlone(rs []Truth) (Fit, int) {
 	return Fit{A: (sy - b*sx) / n, B: b}, int(n)
 }
 
+// Width is the draft tokens each verify step checked, on average.
+func (r Truth) Width() float64 { return float64(r.D) / float64(r.Steps()) }
+
+// WidthFit is a least-squares step_ms = A + B·context + C·u + D·u·context, u = Width(): the
+// form specwatch fits where u varies (n-gram drafting).
+type WidthFit struct{ A, B, C, D float64 }
+
+// FitWidthAlone fits the requests that ran alone in WidthFit's form, by Gaussian elimination
+// on the normal equations (ok false if they are singular).
+func FitWidthAlone(rs []Truth) (f WidthFit, n int, ok bool) {
+	var m [4][5]float64 // [XᵀX | Xᵀy]
+	for _, r := range rs {
+		if r.Parallel {
+			continue
+		}
+		n++
+		x := [4]float64{1, r.Context(), r.Width(), r.Width() * r.Context()}
+		for i := range x {
+			for j := range x {
+				m[i][j] += x[i] * x[j]
+			}
+			m[i][4] += x[i] * r.StepMs()
+		}
+	}
+	for c := range 4 {
+		p := c
+		for i := c + 1; i < 4; i++ {
+			if math.Abs(m[i][c]) > math.Abs(m[p][c]) {
+				p = i
+			}
+		}
+		m[c], m[p] = m[p], m[c]
+		if math.Abs(m[c][c]) < 1e-12 {
+			return f, n, false
+		}
+		for i := range 4 {
+			if i != c {
+				k := m[i][c] / m[c][c]
+				for j := c; j < 5; j++ {
+					m[i][j] -= k * m[c][j]
+				}
+			}
+		}
+	}
+	return WidthFit{m[0][4] / m[0][0], m[1][4] / m[1][1], m[2][4] / m[2][2], m[3][4] / m[3][3]}, n, true
+}
+
 // Pooled is Σ committed tokens ÷ Σ verify steps.
 func Pooled(rs []Truth) float64 {
 	var tok, steps float64

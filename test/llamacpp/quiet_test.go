@@ -79,3 +79,24 @@ func TestDisturbance(t *testing.T) {
 		t.Errorf("one request a third slower: disturbance %.3f, worst %s; want 0.05 to 0.1, worst the fourth", d, at)
 	}
 }
+
+// TestFitWidthAlone recovers a known width form from exact requests, n-gram-like (most draft
+// nothing, some 64 tokens), and leaves out the requests that shared their steps.
+func TestFitWidthAlone(t *testing.T) {
+	want := WidthFit{A: 4.1, B: 0.0032, C: 1.8, D: 0.00084}
+	var rs []Truth
+	for i := range 32 {
+		r := Truth{PromptN: 150 + 400*(i%5), G: 128}
+		if i%3 > 0 {
+			r.D, r.A = 64*(i%3), 40*(i%3)+i%7
+		}
+		u := r.Width()
+		r.EvalMs = float64(r.Steps()) * (want.A + want.B*r.Context() + want.C*u + want.D*u*r.Context())
+		rs = append(rs, r)
+	}
+	rs = append(rs, Truth{PromptN: 100, G: 128, EvalMs: 1, Parallel: true})
+	f, n, ok := FitWidthAlone(rs)
+	if !ok || n != 32 || relErr(f.A, want.A) > 1e-6 || relErr(f.B, want.B) > 1e-6 || relErr(f.C, want.C) > 1e-6 || relErr(f.D, want.D) > 1e-6 {
+		t.Errorf("FitWidthAlone: %+v over %d (ok %v), want %+v over 32", f, n, ok, want)
+	}
+}
