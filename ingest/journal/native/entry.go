@@ -87,8 +87,8 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 	if !s.o.KeepContainer(record.Container(s.out[cname[0]:cname[1]], s.out[cid[0]:cid[1]])) {
 		return false, nil
 	}
-	if !haveUnit {
-		unit = ident
+	if unit[0] == unit[1] {
+		unit = ident // an empty _SYSTEMD_UNIT counts as absent, as in every other backend
 	}
 	c := len(s.out)
 	s.out = appendCursor(s.out, j)
