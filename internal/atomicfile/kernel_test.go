@@ -57,10 +57,10 @@ func TestWriteSyncsFileThenDirectory(t *testing.T) {
 	}
 	var calls []string // in order: "fsync temp", "rename", "fsync dir"
 	tmp := regexp.QuoteMeta(filepath.Join(dir, ".state.")) + `\d+`
-	fsyncTemp := regexp.MustCompile(`fsync\(\d+<` + tmp + `>\) = 0`)
-	rename := regexp.MustCompile(`rename(at2?)?\(.*"` + tmp + `".*"` + regexp.QuoteMeta(path) + `".*\) = 0`)
-	fsyncDir := regexp.MustCompile(`fsync\(\d+<` + regexp.QuoteMeta(dir) + `>\) = 0`)
-	for line := range strings.Lines(string(b)) {
+	fsyncTemp := regexp.MustCompile(`fsync\(\d+<` + tmp + `>\)\s+= 0`)
+	rename := regexp.MustCompile(`rename(at2?)?\(.*"` + tmp + `".*"` + regexp.QuoteMeta(path) + `".*\)\s+= 0`)
+	fsyncDir := regexp.MustCompile(`fsync\(\d+<` + regexp.QuoteMeta(dir) + `>\)\s+= 0`)
+	for _, line := range straceRecords(string(b)) {
 		switch {
 		case fsyncTemp.MatchString(line):
 			calls = append(calls, "fsync temp")
@@ -74,6 +74,55 @@ func TestWriteSyncsFileThenDirectory(t *testing.T) {
 		t.Fatalf("system calls %q, want %q; trace:\n%s", calls, want, b)
 	}
 	holds(t, path, []byte("new\n"), 0o600)
+}
+
+// straceRecords returns strace -f's lines with each call whole: a call that another thread's
+// event (Go's preemption signal, SIGURG) interrupted is written as "PID call(args <unfinished
+// ...>" and later "PID <... call resumed>rest", and is joined here into "PID call(argsrest".
+func straceRecords(trace string) []string {
+	var out []string
+	pending := map[string]string{} // by PID: the unfinished call's start
+	for line := range strings.Lines(trace) {
+		line = strings.TrimRight(line, "\n")
+		pid, rest, _ := strings.Cut(line, " ")
+		if start, ok := strings.CutSuffix(line, " <unfinished ...>"); ok {
+			pending[pid] = start
+			continue
+		}
+		if strings.HasPrefix(strings.TrimLeft(rest, " "), "<... ") {
+			if start, ok := pending[pid]; ok {
+				if _, tail, ok := strings.Cut(rest, " resumed>"); ok {
+					delete(pending, pid)
+					out = append(out, start+tail)
+					continue
+				}
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// TestStraceRecords: a call another thread's signal split in two is joined, whole calls and
+// other PIDs' lines are kept in order (the trace of a CI run where the fsync was split).
+func TestStraceRecords(t *testing.T) {
+	trace := `15593 --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=15593, si_uid=0} ---
+15597 fsync(5</tmp/d/.state.4030357319> <unfinished ...>
+15593 --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=15593, si_uid=0} ---
+15597 <... fsync resumed>)              = 0
+15597 renameat(AT_FDCWD</x>, "/tmp/d/.state.4030357319", AT_FDCWD</x>, "/tmp/d/state") = 0
+15597 fsync(5</tmp/d>) = 0
+`
+	want := []string{
+		"15593 --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=15593, si_uid=0} ---",
+		"15593 --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=15593, si_uid=0} ---",
+		"15597 fsync(5</tmp/d/.state.4030357319>)              = 0",
+		`15597 renameat(AT_FDCWD</x>, "/tmp/d/.state.4030357319", AT_FDCWD</x>, "/tmp/d/state") = 0`,
+		"15597 fsync(5</tmp/d>) = 0",
+	}
+	if got := straceRecords(trace); !slices.Equal(got, want) {
+		t.Errorf("straceRecords:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // TestWriteFullDisk: a write that fails for space (a real 16 KiB tmpfs, filled) leaves the
