@@ -64,7 +64,17 @@ func TestJournalCrashResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			src, err := Open(Options{Dir: j.Dir(), Backend: b, Units: []string{"sglang.service"},
-				Warn: func(m string) { t.Errorf("warning: %s", m) }, Start: AfterCursor(c, Since(start))})
+				Warn: func(m string) {
+					// journalctl can find the file journald is growing shorter than its header
+					// says ("is truncated, ignoring file") and exit; the source restarts it after
+					// the last entry read, and the sequence check below holds it to exactly once.
+					if b == Journalctl && strings.Contains(m, "journalctl exited") &&
+						strings.HasSuffix(m, "restarting it after the last entry read") {
+						t.Logf("warning: %s", m)
+						return
+					}
+					t.Errorf("warning: %s", m)
+				}, Start: AfterCursor(c, Since(start))})
 			if err != nil {
 				t.Fatal(err)
 			}
