@@ -39,12 +39,9 @@ func (r *Reader) nextJSON(e *Entry) error {
 	}
 }
 
-// fill overwrites e; an empty _SYSTEMD_UNIT counts as absent.
+// fill overwrites e.
 func fill(f *record.Fields, e *Entry) {
-	*e = Entry{Time: f.Time, Host: f.Host, Unit: f.Unit, Message: f.Msg, Cursor: f.Cursor, Container: f.Container()}
-	if len(f.Unit) == 0 {
-		e.Unit = f.Ident
-	}
+	*e = Entry{Time: f.Time, Host: f.Host, Unit: UnitOf(f.Unit, f.Ident), Message: f.Msg, Cursor: f.Cursor, Container: f.Container()}
 }
 
 // nextExport reads the journal export format (systemd.io/JOURNAL_EXPORT_FORMATS): entries of

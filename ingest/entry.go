@@ -19,7 +19,8 @@ type Entry struct {
 	Arrival int64
 	// Host is _HOSTNAME; empty when unknown.
 	Host []byte
-	// Unit is _SYSTEMD_UNIT, or SYSLOG_IDENTIFIER when the entry has no unit; empty when unknown.
+	// Unit is _SYSTEMD_UNIT, or SYSLOG_IDENTIFIER when the entry has none (UnitOf); empty when
+	// unknown.
 	Unit []byte
 	// Container, Namespace and Pod say which container wrote the record, where the source
 	// knows: journald's CONTAINER_NAME (Docker's and Podman's journald driver), a json-file or
@@ -39,3 +40,13 @@ type Entry struct {
 
 // Reset clears e for reuse while keeping nothing that points into a previous record.
 func (e *Entry) Reset() { *e = Entry{} }
+
+// UnitOf is a journal entry's unit: its _SYSTEMD_UNIT, or its SYSLOG_IDENTIFIER where the unit
+// is absent or empty. Every journal backend and decoder names a unit by this one rule, so that
+// a fallback from one backend to another never splits a series.
+func UnitOf(unit, ident []byte) []byte {
+	if len(unit) == 0 {
+		return ident
+	}
+	return unit
+}

@@ -51,8 +51,19 @@ func (se *Series) report() SeriesReport {
 		}
 	}
 	if se.fit.N() >= se.warmup() {
+		// the model that predicts is the one reported: the width fit where it is in use
 		a, b := se.fit.Coef()
-		m := &StepModel{FixedMS: round(a*1000, 3), R2: round(se.fit.R2(), 4), N: se.fit.N()}
+		r2, n := se.fit.R2(), se.fit.N()
+		wf, width := se.widthFit()
+		width = width && !se.kvContext
+		if width {
+			a, b, r2, n = wf.A, wf.B, wf.R2, se.width.N()
+		}
+		m := &StepModel{FixedMS: round(a*1000, 3), R2: round(r2, 4), N: n}
+		if width {
+			m.MSPerDraftToken = round(wf.C*1000, 4)
+			m.MSPerDraftTokenPer1kT = round(wf.D*1e6, 4)
+		}
 		if ra, rb, ok := se.ref.Fit(); ok {
 			m.RefFixedMS = round(ra*1000, 3)
 			if se.kvContext {
@@ -60,13 +71,6 @@ func (se *Series) report() SeriesReport {
 			} else {
 				m.RefMSPer1kToken = round(rb*1e6, 3)
 			}
-		}
-		if f, ok := se.widthFit(); ok && !se.kvContext {
-			// the model that predicts is the one reported
-			a, b = f.A, f.B
-			m.FixedMS, m.R2, m.N = round(a*1000, 3), round(f.R2, 4), se.width.N()
-			m.MSPerDraftToken = round(f.C*1000, 4)
-			m.MSPerDraftTokenPer1kT = round(f.D*1e6, 4)
 		}
 		if se.kvContext {
 			m.MSPerKVPercent = round(b*1000, 4)

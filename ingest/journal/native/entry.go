@@ -87,15 +87,12 @@ func (s *Source) read(j *jfile, e *ingest.Entry) (bool, error) {
 	if !s.o.KeepContainer(record.Container(s.out[cname[0]:cname[1]], s.out[cid[0]:cid[1]])) {
 		return false, nil
 	}
-	if unit[0] == unit[1] {
-		unit = ident // an empty _SYSTEMD_UNIT counts as absent, as in every other backend
-	}
 	c := len(s.out)
 	s.out = appendCursor(s.out, j)
 	*e = ingest.Entry{
 		Time:      int64(j.head.realtime),
 		Host:      s.out[host[0]:host[1]:host[1]],
-		Unit:      s.out[unit[0]:unit[1]:unit[1]],
+		Unit:      ingest.UnitOf(s.out[unit[0]:unit[1]:unit[1]], s.out[ident[0]:ident[1]:ident[1]]),
 		Message:   s.out[msg[0]:msg[1]:msg[1]],
 		Cursor:    s.out[c:],
 		Container: record.Container(s.out[cname[0]:cname[1]:cname[1]], s.out[cid[0]:cid[1]:cid[1]]),

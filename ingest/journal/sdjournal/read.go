@@ -125,11 +125,8 @@ func (s *Source) readFast(e *ingest.Entry) (bool, error) {
 			break
 		}
 	}
-	*e = ingest.Entry{Time: int64(ce.time), Host: ce.host, Unit: ce.unit, Message: ce.message, Cursor: ce.cursor,
-		Container: record.Container(ce.cname, ce.cid)}
-	if len(e.Unit) == 0 {
-		e.Unit = ce.ident
-	}
+	*e = ingest.Entry{Time: int64(ce.time), Host: ce.host, Unit: ingest.UnitOf(ce.unit, ce.ident), Message: ce.message,
+		Cursor: ce.cursor, Container: record.Container(ce.cname, ce.cid)}
 	s.same = ce.same
 	return true, nil
 }
