@@ -74,21 +74,6 @@ func (c *collector) process(ch chan<- prometheus.Metric, st *pipeline.Status) {
 	ch <- prometheus.MustNewConstMetric(d.lines, prometheus.CounterValue, float64(st.Input.Malformed), "malformed")
 	ch <- prometheus.MustNewConstMetric(d.dropped, prometheus.CounterValue, float64(st.Overflow+c.dropped.Load()))
 	ch <- prometheus.MustNewConstMetric(d.cursorFailures, prometheus.CounterValue, float64(st.CursorSaveFailures))
-	if st.HasJournal {
-		j := &st.Journal
-		counter := func(desc *prometheus.Desc, v int64, labels ...string) {
-			ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
-		}
-		counter(d.reopens, j.Reopens)
-		counter(d.cursorMissing, j.CursorMissing)
-		counter(d.lostEntries, j.LostEntries)
-		counter(d.skipped, j.Duplicates, "duplicate")
-		counter(d.skipped, j.Unreadable, "unreadable")
-		counter(d.badFiles, j.BadFiles)
-	}
-	if st.HasFiles {
-		d.files.collect(ch, &st.Files)
-	}
 }
 
 // series emits one series' metrics into slab. Figures the series never had (Has* false), and

@@ -13,15 +13,13 @@ var seriesLabels = []string{"host", "unit", "engine", "rank", "dp", "tp", "pp", 
 // descs are the descriptors of everything the collector emits. Names, labels and types are
 // public interface (docs/metrics.md): dashboards and alert rules use them.
 type descs struct {
-	commit, acceptRate, depth, context, kvUsage, running   *prometheus.Desc
-	step, tps, fitA, fitB, fitKV, predTPS                  *prometheus.Desc
-	forecast, attribution                                  *prometheus.Desc
-	acceptByPos                                            *prometheus.Desc
-	anomalyActive, lastSample, samples, anomalies          *prometheus.Desc
-	clockOffset                                            *prometheus.Desc
-	journalLag, lines, dropped, cursorFailures             *prometheus.Desc
-	reopens, cursorMissing, lostEntries, skipped, badFiles *prometheus.Desc
-	files                                                  *fileDescs // files.go
+	commit, acceptRate, depth, context, kvUsage, running *prometheus.Desc
+	step, tps, fitA, fitB, fitKV, predTPS                *prometheus.Desc
+	forecast, attribution                                *prometheus.Desc
+	acceptByPos                                          *prometheus.Desc
+	anomalyActive, lastSample, samples, anomalies        *prometheus.Desc
+	clockOffset                                          *prometheus.Desc
+	journalLag, lines, dropped, cursorFailures           *prometheus.Desc
 }
 
 func newDescs() *descs {
@@ -87,31 +85,13 @@ func newDescs() *descs {
 		cursorFailures: prometheus.NewDesc("specwatch_cursor_save_failures_total",
 			"Failed writes of the journal cursor; until one succeeds, a restart re-reads entries already applied.",
 			nil, nil),
-		reopens: prometheus.NewDesc("specwatch_journal_reopens_total",
-			"Recoveries of the journal reader after a read error, a journald restart or a journalctl exit; reading continued after the last entry read.",
-			nil, nil),
-		cursorMissing: prometheus.NewDesc("specwatch_journal_cursor_missing_total",
-			"Resumptions whose last entry read no longer existed (vacuumed while specwatch was down or behind): lines between were lost. Their size is specwatch_journal_lost_entries_total.",
-			nil, nil),
-		lostEntries: prometheus.NewDesc("specwatch_journal_lost_entries_total",
-			"Journal entries, of every unit, between a vanished position and the next entry read (from the cursors' sequence numbers): an upper bound on the followed units' lost lines.",
-			nil, nil),
-		skipped: prometheus.NewDesc("specwatch_journal_skipped_entries_total",
-			"Journal entries skipped: duplicate (already applied, after a reopen) or unreadable (fields could not be read).",
-			[]string{"reason"}, nil),
-		badFiles: prometheus.NewDesc("specwatch_journal_bad_files_total",
-			"Journal files found unreadable (truncated, not a journal file) and skipped.",
-			nil, nil),
-		files: newFileDescs(),
 	}
 }
 
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.kvUsage, d.running, d.step, d.tps, d.fitKV,
 		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.clockOffset, d.samples,
-		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures,
-		d.reopens, d.cursorMissing, d.lostEntries, d.skipped, d.badFiles} {
+		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
 		ch <- x
 	}
-	d.files.describe(ch)
 }

@@ -62,6 +62,7 @@ func TestFileMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.Registry().MustRegister(src) // the follower exports its own counters, as run registers it
 	follow := func() {
 		t.Helper()
 		if err := p.Follow(context.Background(), &untilQuiet{Source: src}, store); err != nil {

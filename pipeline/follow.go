@@ -8,7 +8,6 @@ import (
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/file"
-	"github.com/specwatch/specwatch/ingest/journal"
 )
 
 // Journal is a source of entries as the live loop reads it. Lifecycle: one goroutine (the
@@ -17,13 +16,6 @@ import (
 // reached its end.
 type Journal interface {
 	Next(e *ingest.Entry, wait time.Duration) (bool, error)
-}
-
-// CountingJournal is a journal reader that counts what it skipped or lost; the live loop
-// copies its counters to the metrics once a second (the demo's replay has none).
-type CountingJournal interface {
-	Journal
-	Stats() journal.Stats
 }
 
 // CursorSink persists how far the pipeline got. Mark is called after an entry's effects are in
@@ -100,42 +92,14 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 	return nil
 }
 
-// FileCounter is the file follower's side of a source (ingest/file.Source, alone or merged
-// with the journal): the live loop copies its counters to the metrics once a second, on the
-// goroutine that reads it.
-type FileCounter interface {
-	Stats() file.Stats
-}
-
-// copyStats publishes the journal reader's and the file follower's counters (losses,
-// reopens, skips, rotations) to the metrics.
+// copyStats adds the records a source skipped since the last call (TakeUnreadable) to the
+// report's unreadable count. Each source exports its own counters (its prometheus.Collector).
 func (p *Pipeline) copyStats(src Journal) {
 	if u, ok := src.(UnreadableCounter); ok {
 		if n := u.TakeUnreadable(); n > 0 {
 			p.state.CountUnreadable(n)
 		}
 	}
-	files := src
-	if m, ok := src.(*merged); ok {
-		files = m.files
-	}
-	if fc, ok := files.(FileCounter); ok {
-		st := fc.Stats()
-		p.state.mu.Lock()
-		p.state.files, p.state.hasFiles = st, true
-		p.state.mu.Unlock()
-	}
-	jc, ok := src.(CountingJournal)
-	if !ok {
-		return
-	}
-	st := jc.Stats()
-	s := p.state
-	s.mu.Lock()
-	s.hasJournal = true
-	s.journal = JournalCounts{Reopens: st.Reopens, CursorMissing: st.CursorMissing,
-		LostEntries: st.LostEntries, Duplicates: st.Duplicates, Unreadable: st.Unreadable, BadFiles: st.BadFiles}
-	s.mu.Unlock()
 }
 
 // flush saves the cursor; a failure (read-only or full state directory) is logged and retried

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/ingest/journal"
 )
 
 // UnreadableCounter is a source that skips records it cannot decode (files in a container
@@ -22,14 +21,14 @@ const mergeWait = 50 * time.Millisecond
 // one cursor sink, and two loops would need two pipelines on one model. The files are asked
 // first without waiting, then the journal waits a bounded time. Each entry's cursor is marked
 // in the sink of the source it came from. Lifecycle: as its sources'; the caller closes them.
-func Merge(files Journal, fileSink CursorSink, j CountingJournal, journalSink CursorSink) (CountingJournal, CursorSink) {
+func Merge(files Journal, fileSink CursorSink, j Journal, journalSink CursorSink) (Journal, CursorSink) {
 	m := &merged{files: files, j: j, fileSink: fileSink, journalSink: journalSink}
 	return m, m
 }
 
 type merged struct {
 	files                 Journal
-	j                     CountingJournal
+	j                     Journal
 	fileSink, journalSink CursorSink
 	fromFiles             bool // where the entry last returned came from
 	run                   int  // file entries in a row
@@ -56,8 +55,6 @@ func (m *merged) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 
 // mergeRun is how many file entries in a row a merged source returns before asking the journal.
 const mergeRun = 64
-
-func (m *merged) Stats() journal.Stats { return m.j.Stats() }
 
 func (m *merged) TakeUnreadable() int64 {
 	if u, ok := m.files.(UnreadableCounter); ok {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/journal"
 )
 
 // Reader is an input read once to its end: a file, stdin, a decompressed stream
@@ -31,6 +32,12 @@ func (p *Pipeline) ReadAll(r Reader, name string) error {
 		}
 		p.Apply(&p.entry)
 	}
+}
+
+// CountingJournal is a journal read without following: it counts the entries it could not read.
+type CountingJournal interface {
+	Journal
+	Stats() journal.Stats
 }
 
 // ReadJournal applies a journal read without following (its Next returns io.EOF at the end

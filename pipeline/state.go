@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -26,10 +25,6 @@ type State struct {
 	atTail             bool      // the reader has nothing more to read right now
 	caughtUp           bool      // atTail was true at least once (sticky; readiness)
 	cursorSaveFailures int64
-	journal            JournalCounts
-	hasJournal         bool // journal is meaningful: the input is a journal
-	files              file.Stats
-	hasFiles           bool // files is meaningful: files are followed
 }
 
 // StateOptions configure NewState.
@@ -83,10 +78,6 @@ func (s *State) Status() Status {
 		LastEntry:          s.lastEntry,
 		CaughtUp:           s.caughtUp,
 		CursorSaveFailures: s.cursorSaveFailures,
-		Journal:            s.journal,
-		HasJournal:         s.hasJournal,
-		Files:              s.files,
-		HasFiles:           s.hasFiles,
 	}
 	atTail := s.atTail
 	s.mu.Unlock()

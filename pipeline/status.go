@@ -3,7 +3,6 @@ package pipeline
 import (
 	"time"
 
-	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -30,24 +29,4 @@ type Status struct {
 	// CursorSaveFailures counts failed cursor writes: a restart would re-read entries (their
 	// effects are counted twice) until a save succeeds again.
 	CursorSaveFailures int64
-	// Journal is what the journal reader counted; HasJournal is false for files, stdin and
-	// the demo, and the specwatch_journal_*_total counters are then absent.
-	Journal    JournalCounts
-	HasJournal bool
-	// Files is what the file follower (run's files, docker, kubernetes) counted, copied in
-	// once a second like Journal; HasFiles is false without one, and the specwatch_file_*
-	// metrics are then absent.
-	Files    file.Stats
-	HasFiles bool
-}
-
-// JournalCounts are the journal reader's counters (journal.Stats) that tell an operator
-// why data is missing or was read twice; the live loop copies them in once a second.
-type JournalCounts struct {
-	Reopens       int64 // recoveries after a read error or a journalctl exit
-	CursorMissing int64 // resumptions whose entry had been vacuumed: a loss
-	LostEntries   int64 // the losses' size: journal entries (all units) in the gaps
-	Duplicates    int64 // entries skipped because they had been applied already
-	Unreadable    int64 // entries skipped because their fields could not be read
-	BadFiles      int64 // journal files found unreadable and skipped
 }

@@ -110,15 +110,18 @@ func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		if len(cfg.FileGlobs()) > 0 {
 			files, fileStore = openFiles(cfg, log)
 			defer files.Close()
+			d.metrics.Registry().MustRegister(files) // specwatch_file_*
 			if !cfg.ReadsJournal() {
 				return p.Follow(ctx, files, fileStore)
 			}
 		}
-		src, err := journal.Open(opts)
+		opened, err := journal.Open(opts)
 		if err != nil {
 			return err
 		}
+		src := journal.WithMetrics(opened)
 		defer src.Close()
+		d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
 		if files != nil {
 			both, sink := pipeline.Merge(files, fileStore, src, store)
 			return p.Follow(ctx, both, sink)

@@ -72,9 +72,11 @@ func (demoJournal) Stats() journal.Stats {
 	return journal.Stats{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
 }
 
+func (demoJournal) Close() error { return nil }
+
 // DemoSource is a live pipeline.State that followed the demo data (as `journalctl -o export`
 // writes it, the daemon's demo input) to its end through the pipeline, with journal counters,
-// and the metrics m builds over it (m may return nil).
+// and the metrics m builds over it (m may return nil), the journal's own registered on them.
 func DemoSource(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipeline.State, *exporter.Metrics) {
 	tb.Helper()
 	var buf bytes.Buffer
@@ -93,7 +95,10 @@ func DemoSource(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipe
 	// time, not the test's.
 	end := sc.Start.Add(sc.Duration)
 	o.Now = func() time.Time { return end }
-	j := demoJournal{pipeline.ReaderJournal(ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name}))}
+	j := journal.WithMetrics(demoJournal{pipeline.ReaderJournal(ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name}))})
+	if mm != nil {
+		mm.Registry().MustRegister(j)
+	}
 	if err := pipeline.New(st, o).Follow(context.Background(), j, pipeline.DiscardCursor{}); err != nil {
 		tb.Fatal(err)
 	}

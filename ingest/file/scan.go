@@ -21,7 +21,7 @@ type found struct {
 // truncation (smaller than read, or a different start: copytruncate).
 func (s *Source) scan(now time.Time) {
 	first := !s.scanned
-	s.scanned, s.last = true, now
+	s.scanned, s.last, s.pub.dirty = true, now, true
 	clear(s.seen) // kept across scans: rebuilt, 10,000 entries a second cost a quarter of idling
 	seen := s.seen
 	var fresh []found

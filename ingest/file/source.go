@@ -90,7 +90,7 @@ type Stats struct {
 }
 
 // Source follows the files. Lifecycle: New, then one goroutine calls Next until it is done,
-// then Close. It is not safe for concurrent use.
+// then Close. It is not safe for concurrent use, but for Describe and Collect (metrics.go).
 type Source struct {
 	o          Options
 	now        func() time.Time
@@ -114,6 +114,7 @@ type Source struct {
 	lastCheck  time.Time // the last activeRotated
 	quickUntil time.Time // scan every checkEvery until then: a rotation is under way
 	stats      Stats
+	pub        published // Stats for Collect (metrics.go)
 	cursor     []byte
 	host       []byte
 	taken      int64 // Bad+Cut handed to TakeUnreadable
@@ -166,13 +167,20 @@ func New(o Options) *Source {
 // and returns false; it never returns io.EOF: files are followed until Close. The entry's
 // slices are valid until the next call.
 func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
+	ok := s.next(e, wait)
+	s.pub.dirty = s.pub.dirty || ok
+	s.publish(s.now(), false)
+	return ok, nil
+}
+
+func (s *Source) next(e *ingest.Entry, wait time.Duration) bool {
 	for try := 0; try < 2; try++ {
 		now := s.now()
 		if !s.scanned || now.Sub(s.last) >= s.o.Rescan || now.Before(s.quickUntil) && now.Sub(s.last) >= checkEvery {
 			s.scan(now)
 		}
 		if s.read(e, now) {
-			return true, nil
+			return true
 		}
 		if s.activeRotated(now) {
 			// The writer's new file may not exist yet (rename, then create): look again
@@ -180,14 +188,14 @@ func (s *Source) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 			s.quickUntil = now.Add(time.Second)
 			s.scan(now)
 			if s.read(e, now) {
-				return true, nil
+				return true
 			}
 		}
 		if try == 0 {
 			s.o.Wait(min(wait, s.o.Rescan))
 		}
 	}
-	return false, nil
+	return false
 }
 
 // activeRotated looks, at most every checkEvery, whether a file that was growing a moment ago
@@ -291,8 +299,9 @@ func (s *Source) TakeUnreadable() int64 {
 	return n
 }
 
-// Close closes every file.
+// Close closes every file, and publishes the last counters.
 func (s *Source) Close() error {
+	s.publish(s.now(), true)
 	for _, t := range s.files {
 		t.close()
 	}

@@ -1,15 +1,17 @@
-package exporter
+package file
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
+	"sync"
+	"time"
 
-	"github.com/specwatch/specwatch/ingest/file"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// fileDescs are the file follower's metrics (docs/metrics.md, "File source"), exported only
-// while files are followed. None has a path label: the paths of pod logs carry the pod's UID
-// and restart count, so a label per file would grow with every pod the node ever ran; what a
-// file's lines became is per series already (specwatch_samples_total has the container).
+// The Source is a prometheus.Collector of the follower's metrics (docs/metrics.md, "File
+// source"); the daemon registers it while files are followed. None has a path label: the paths
+// of pod logs carry the pod's UID and restart count, so a label per file would grow with every
+// pod the node ever ran; what a file's lines became is per series already
+// (specwatch_samples_total has the container).
 type fileDescs struct {
 	watched, open, lag, readBytes            *prometheus.Desc
 	rotations, copies, dropped, saveFailures *prometheus.Desc
@@ -21,6 +23,8 @@ var (
 	rotationKinds = [...]string{"rename", "truncate", "recreate"}
 	dropReasons   = [...]string{"format", "cut"}
 )
+
+var descs = newFileDescs()
 
 func newFileDescs() *fileDescs {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
@@ -62,7 +66,7 @@ func (d *fileDescs) describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *file.Stats) {
+func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *Stats) {
 	gauge := func(desc *prometheus.Desc, v int64) {
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v))
 	}
@@ -85,4 +89,53 @@ func (d *fileDescs) collect(ch chan<- prometheus.Metric, st *file.Stats) {
 	counter(d.readErrors, st.ReadErrors)
 	counter(d.lost, st.Lost)
 	counter(d.nulBytes, st.NULBytes)
+}
+
+// published is the counters as the reading goroutine last left them, for a gather on another
+// goroutine (Source is not safe for concurrent use).
+type published struct {
+	mu    sync.Mutex
+	st    Stats
+	ok    bool      // published at least once: nothing is exported before the first Next
+	at    time.Time // on the source's clock
+	dirty bool      // Stats has moved since (lines read, a scan), only the reader touches it
+}
+
+// publishEvery bounds how often Stats, a walk over every file, is published: 10,000 files cost
+// a walk each time, and a scrape reads at most once a second.
+const publishEvery = 250 * time.Millisecond
+
+// publish copies Stats for Collect when it has moved and publishEvery has passed (or the clock
+// went back), and always when force is set (Close).
+func (s *Source) publish(now time.Time, force bool) {
+	p := &s.pub
+	if !force && (!p.dirty || now.Sub(p.at) < publishEvery && !now.Before(p.at)) {
+		return
+	}
+	st := s.Stats()
+	p.mu.Lock()
+	p.st, p.ok, p.at = st, true, now
+	p.mu.Unlock()
+	p.dirty = false
+}
+
+// Describe sends the follower's descriptors.
+func (s *Source) Describe(ch chan<- *prometheus.Desc) { descs.describe(ch) }
+
+// Collect sends the counters last published (at most publishEvery old while lines flow, and
+// current once the reader has found nothing new), and the store's save failures as they are.
+// It is safe to call from any goroutine.
+func (s *Source) Collect(ch chan<- prometheus.Metric) {
+	s.pub.mu.Lock()
+	st, ok := s.pub.st, s.pub.ok
+	s.pub.mu.Unlock()
+	if !ok {
+		return
+	}
+	// The store counts failed saves under its own lock, and they happen after the reads (the
+	// pipeline flushes after applying): read them now, not as of the last publish.
+	if s.o.Store != nil {
+		st.SaveFailures = s.o.Store.Failures()
+	}
+	descs.collect(ch, &st)
 }
