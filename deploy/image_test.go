@@ -33,7 +33,7 @@ func TestImage(t *testing.T) {
 		}
 		extra[name] = string(b)
 	}
-	image := p.BuildImage(testpodman.BuildStatic(t), testharness.DeployPath(t, "Dockerfile"), extra)
+	image := p.BuildImage(testharness.BuildStatic(t), testharness.DeployPath(t, "Dockerfile"), extra)
 
 	// A line, then the daemon, then more lines: it starts at the tail, so the first is not
 	// counted; the next ones are.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -146,10 +147,7 @@ func TestAnalyzeSinceStartRestart(t *testing.T) {
 // TestAnalyzeSinceStartStdin: standard input has no modification time; its lines are at the
 // time analyze read them (or counted from --start-time), never before, never in 1970.
 func TestAnalyzeSinceStartStdin(t *testing.T) {
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	log, err := os.ReadFile(llamaLog)
 	if err != nil {
 		t.Fatal(err)

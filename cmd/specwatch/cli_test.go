@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/internal/testharness"
 )
 
 // TestHelpEverywhere: --help and `help COMMAND` work for every command, exit 0 on standard
@@ -96,10 +98,7 @@ func TestRelativeSince(t *testing.T) {
 // definitions as the help: every command and every visible flag is in the page. (kingpin
 // writes these to the process's standard output, so the built binary runs them.)
 func TestManPageAndCompletion(t *testing.T) {
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	out := func(args ...string) string {
 		b, err := exec.Command(bin, args...).Output()
 		if err != nil {

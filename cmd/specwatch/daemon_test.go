@@ -16,23 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testjournal"
 	"github.com/specwatch/specwatch/sim"
 )
-
-// binary builds specwatch once for the tests that run it as a process (signals, restarts).
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "specwatch-bin")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "specwatch")
-	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v: %s", err, out)
-	}
-	return path, nil
-})
 
 // proc is a running `specwatch run` with its log captured and its address parsed from it.
 type proc struct {
@@ -52,10 +39,7 @@ func startRun(t testing.TB, args ...string) *proc {
 // startProc starts the binary with args; its JSON log must say where it serves.
 func startProc(t testing.TB, args ...string) *proc {
 	t.Helper()
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	p := &proc{t: t, addr: make(chan string, 1), done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, args...)
 	stderr, _ := p.cmd.StderrPipe()
@@ -247,10 +231,7 @@ func TestRunRefusesALockedStateDir(t *testing.T) {
 	dir, state := demoJournal(t), t.TempDir()
 	first := startRun(t, "--journal.directory", dir, "--state.directory", state)
 	eventually(t, "the first daemon ready", func() bool { return ready(first.url("/-/ready")) })
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	out, err := exec.Command(bin, "run", "--web.listen-address", "127.0.0.1:0", "--journal.directory", dir, "--state.directory", state).CombinedOutput()
 	want := fmt.Sprintf("in use by another specwatch (pid %d)", first.cmd.Process.Pid)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {

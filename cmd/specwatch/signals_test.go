@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/internal/testproc"
 )
 
@@ -41,10 +42,7 @@ func procState(t *testing.T, pid int, file string, cond func(string) bool) {
 // codes (130, 143), even where it is blocked outside anything a context can cancel: opening a
 // FIFO nobody writes, reading an endless input.
 func TestSignalsEndAnalyze(t *testing.T) {
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	fifo := filepath.Join(t.TempDir(), "engine.log")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
@@ -107,10 +105,7 @@ func TestSignalsEndAnalyze(t *testing.T) {
 // daemon said READY=1. Sent the moment it does, the SIGHUP must be applied (it once killed run
 // with status 129 when it came within the first milliseconds); the stop says STOPPING=1.
 func TestRunReadyThenReload(t *testing.T) {
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	for i := range 5 {
 		sock := filepath.Join(t.TempDir(), "notify")
 		conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})

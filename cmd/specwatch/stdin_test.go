@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specwatch/specwatch/internal/testharness"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -50,10 +51,7 @@ func TestStdinDash(t *testing.T) {
 // "-" between two files reads the pipe between them; an empty argument is no longer standard
 // input but a file that does not exist.
 func TestAnalyzeStdinDash(t *testing.T) {
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testharness.BuildSpecwatch(t)
 	log, err := os.ReadFile("testdata/multi.log")
 	if err != nil {
 		t.Fatal(err)

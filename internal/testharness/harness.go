@@ -116,22 +116,39 @@ var specwatchBinary = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir
 	out := filepath.Join(dir, "specwatch")
+	return out, goBuild(out, "CGO_ENABLED=1", "-ldflags", "-X main.version=0.0.0~deploytest")
+})
+
+// BuildStatic builds specwatch with CGO_ENABLED=0 (the binary an image FROM scratch can run:
+// no libc, no libsystemd; the journal is read by the native reader) into the test's temporary
+// directory and returns its path.
+func BuildStatic(tb testing.TB) string {
+	tb.Helper()
+	out := filepath.Join(tb.TempDir(), "specwatch")
+	if err := goBuild(out, "CGO_ENABLED=0"); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// goBuild builds ./cmd/specwatch to out with -trimpath, env added to the environment.
+func goBuild(out, env string, flags ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	_, file, _, _ := runtime.Caller(0)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("building specwatch: %w", err)
+		return fmt.Errorf("building specwatch: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath",
-		"-ldflags", "-X main.version=0.0.0~deploytest", "-o", out, "./cmd/specwatch")
+	args := append(append([]string{"build", "-trimpath"}, flags...), "-o", out, "./cmd/specwatch")
+	cmd := exec.CommandContext(ctx, goCmd, args...)
 	cmd.Dir = root(file)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Env = append(os.Environ(), env)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", &buildError{out: string(b), err: err}
+		return &buildError{out: string(b), err: err}
 	}
-	return out, nil
-})
+	return nil
+}
 
 var binDir string
 

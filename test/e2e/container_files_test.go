@@ -98,7 +98,7 @@ func isSuffix(got, all []string) bool {
 // left: a follower sees a copytruncate, not a rename.
 func TestPodmanK8sFile(t *testing.T) {
 	p := testpodman.Start(t)
-	image := p.BuildImage(testpodman.BuildStatic(t), "", nil)
+	image := p.BuildImage(testharness.BuildStatic(t), "", nil)
 	dir := t.TempDir()
 	args := []string{"simulate", "--preset", "healthy-day", "--lines", "300", "--seed", "5", "--format", "raw"}
 	whole := filepath.Join(dir, "whole", "0.log")
@@ -136,7 +136,7 @@ func TestPodmanK8sFile(t *testing.T) {
 // slash).
 func TestDockerJSONFile(t *testing.T) {
 	d := testpodman.StartDocker(t, "")
-	image := d.ImportImage(testpodman.BuildStatic(t))
+	image := d.ImportImage(testharness.BuildStatic(t))
 	args := []string{"simulate", "--preset", "healthy-day", "--lines", "300", "--seed", "5", "--format", "raw"}
 	const name = "sglang-json"
 	out, id := d.Run(testpodman.Run{Image: image, Name: name, LogDriver: "json-file",

@@ -15,7 +15,7 @@ import (
 func TestDockerJournaldTwoContainers(t *testing.T) {
 	j := testjournal.Start(t)
 	d := testpodman.StartDocker(t, j.SocketDir())
-	image := d.ImportImage(testpodman.BuildStatic(t))
+	image := d.ImportImage(testharness.BuildStatic(t))
 	bin := testharness.BuildSpecwatch(t)
 	engines := twoEngines(func(base string) string { return base + "-docker" })
 	ids := map[string]string{}

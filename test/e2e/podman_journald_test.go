@@ -23,7 +23,7 @@ import (
 func TestPodmanJournaldTwoContainers(t *testing.T) {
 	p := testpodman.Start(t)
 	j := testjournal.Start(t)
-	image := p.BuildImage(testpodman.BuildStatic(t), "", nil)
+	image := p.BuildImage(testharness.BuildStatic(t), "", nil)
 	bin := testharness.BuildSpecwatch(t)
 
 	engines := twoEngines(p.Name)
