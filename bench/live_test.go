@@ -25,7 +25,7 @@ import (
 // every 15 s as Prometheus would. Phase 2 (20 s, same load): every 250 ms an extra decode line
 // with a unique #token on rank "DP9 TP9" is written and /metrics polled every 2 ms until it
 // shows: write → /metrics latency. RSS is VmHWM at the end. SPECWATCH_LIVE_ARGS adds
-// arguments to `specwatch run` (e.g. "--journal-backend sdjournal").
+// arguments to `specwatch run` (e.g. "--journal.backend sdjournal").
 //
 //	SPECWATCH_BIN=/tmp/specwatch-bench/specwatch SPECWATCH_LIVE_LINES=/tmp/specwatch-bench/unit.txt \
 //	    go test -run 'TestLive$' -v -timeout 5m ./bench/

@@ -125,7 +125,7 @@ func TestUnitSecurityScore(t *testing.T) {
 
 // TestUnitDefaults: the unit reads /etc/default/specwatch (optional: the leading "-") and puts
 // SPECWATCH_ARGS on the command line unbraced, which systemd splits into words ("${...}" would
-// pass "--log-level debug" as one argument); the shipped file sets exactly that variable. (No
+// pass "--log.level debug" as one argument); the shipped file sets exactly that variable. (No
 // systemd runs as PID 1 here to start the unit; this checks the text systemd reads.)
 func TestUnitDefaults(t *testing.T) {
 	unit := string(testharness.ReadUnit(t))

@@ -28,7 +28,7 @@ type PushOptions struct {
 	// Interval between pushes (--push-interval); must be positive.
 	Interval time.Duration
 	// ExtraLabels are added to every pushed series that does not carry the label already
-	// (--push-label k=v): like Prometheus' external_labels, a series' own label wins, so a
+	// (--push.label k=v): like Prometheus' external_labels, a series' own label wins, so a
 	// per-series host from the journal is never overwritten by the pushing host's name.
 	ExtraLabels map[string]string
 	// Gatherer is the registry to push: Metrics.Registry(), the same one /metrics serves.

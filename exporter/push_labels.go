@@ -11,20 +11,20 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// errLabel marks an invalid --push-label or PushOptions.ExtraLabels entry.
+// errLabel marks an invalid --push.label or PushOptions.ExtraLabels entry.
 var errLabel = errors.New("invalid push label")
 
-// ParsePushLabels turns --push-label values ("k=v", repeatable) into PushOptions.ExtraLabels;
+// ParsePushLabels turns --push.label values ("k=v", repeatable) into PushOptions.ExtraLabels;
 // a repeated name is an error rather than a silent last-one-wins.
 func ParsePushLabels(flags []string) (map[string]string, error) {
 	out := make(map[string]string, len(flags))
 	for _, f := range flags {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return nil, fmt.Errorf("--push-label %q: want name=value: %w", f, errLabel)
+			return nil, fmt.Errorf("--push.label %q: want name=value: %w", f, errLabel)
 		}
 		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("--push-label %q: %s given twice: %w", f, k, errLabel)
+			return nil, fmt.Errorf("--push.label %q: %s given twice: %w", f, k, errLabel)
 		}
 		out[k] = v
 	}

@@ -34,19 +34,19 @@ type analyzeConfig struct {
 }
 
 // analyzeFlags declares analyze's flags (demo --once shares the format's).
-func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeConfig) (since, until, tz, start *string) {
+func analyzeFlags(c *kingpin.CmdClause, cfg *analyzeConfig) (since, until, tz, start *string) {
 	c.Flag("format", "report format: text, json or html (self-contained, with plots)").Default("text").EnumVar(&cfg.format, "text", "json", "html")
 	for _, fl := range []struct {
-		name, old, help, def string
-		str                  *string
-		list                 *[]string
+		name, help, def string
+		str             *string
+		list            *[]string
 	}{
-		{"journal.directory", "journal-dir", "read this journal directory instead of files", "", &cfg.journalDir, nil},
-		{"journal.backend", "journal-backend", "with --journal.directory: auto, native, sdjournal or journalctl", "auto", &cfg.backend, nil},
-		{"journal.namespace", "journal-namespace", "with --journal.directory: read this journal namespace's subdirectories (as journalctl --namespace; * all)", "", &cfg.namespace, nil},
-		{"journal.unit", "unit", "with --journal.directory: only this _SYSTEMD_UNIT (repeatable)", "", nil, &cfg.units},
-		{"journal.identifier", "identifier", "with --journal.directory: only this SYSLOG_IDENTIFIER (repeatable)", "", nil, &cfg.identifiers},
-		{"journal.container", "container", "with --journal.directory: only containers whose name (else short id) matches this glob (repeatable)", "", nil, &cfg.containers},
+		{"journal.directory", "read this journal directory instead of files", "", &cfg.journalDir, nil},
+		{"journal.backend", "with --journal.directory: auto, native, sdjournal or journalctl", "auto", &cfg.backend, nil},
+		{"journal.namespace", "with --journal.directory: read this journal namespace's subdirectories (as journalctl --namespace; * all)", "", &cfg.namespace, nil},
+		{"journal.unit", "with --journal.directory: only this _SYSTEMD_UNIT (repeatable)", "", nil, &cfg.units},
+		{"journal.identifier", "with --journal.directory: only this SYSLOG_IDENTIFIER (repeatable)", "", nil, &cfg.identifiers},
+		{"journal.container", "with --journal.directory: only containers whose name (else short id) matches this glob (repeatable)", "", nil, &cfg.containers},
 	} {
 		fc := c.Flag(fl.name, fl.help)
 		if fl.def != "" {
@@ -54,22 +54,17 @@ func analyzeFlags(c *kingpin.CmdClause, g given, stderr io.Writer, cfg *analyzeC
 		} else {
 			fc = fc.PlaceHolder(placeholder(fl.name))
 		}
-		ac := alias(c, g, stderr, fl.old, fl.name)
 		if fl.str != nil {
 			fc.StringVar(fl.str)
-			ac.StringVar(fl.str)
 		} else {
 			fc.StringsVar(fl.list)
-			ac.StringsVar(fl.list)
 		}
 	}
 	since = c.Flag("since", "only samples at or after this time (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)").PlaceHolder("TIME").String()
 	until = c.Flag("until", "only samples before this time").PlaceHolder("TIME").String()
 	start = c.Flag("start-time", "when the engine started, for lines stamped with the time since (llama.cpp's 0.05.071.041, --log-jsonl); default: a file's last such line is at its modification time").PlaceHolder("TIME").String()
 	tz = c.Flag("timezone", "zone of timestamps written without one (SGLang, vLLM, journalctl short)").Default("Local").String()
-	alias(c, g, stderr, "tz", "timezone").StringVar(tz)
 	c.Flag("model.max-series", "cap on distinct series").Default(strconv.Itoa(model.DefaultMaxSeries)).IntVar(&cfg.maxSeries)
-	alias(c, g, stderr, "max-series", "model.max-series").IntVar(&cfg.maxSeries)
 	return since, until, tz, start
 }
 
@@ -99,7 +94,7 @@ func (c *analyzeConfig) validate(since, until, tz, start string) error {
 
 func defineAnalyze(c *kingpin.CmdClause, stderr io.Writer) action {
 	var cfg analyzeConfig
-	since, until, tz, start := analyzeFlags(c, given{}, stderr, &cfg)
+	since, until, tz, start := analyzeFlags(c, &cfg)
 	paths := c.Arg("file", "log files (plain, gzip, zstd, xz, lz4; Docker json-file, CRI) or - for standard input; none: standard input").Strings()
 	return func(_ context.Context, stdout, stderr io.Writer) error {
 		return runAnalyze(cfg, *since, *until, *tz, *start, *paths, stdout, stderr)

@@ -62,21 +62,6 @@ func (g given) mark(name string) kingpin.Action {
 	return func(*kingpin.ParseContext) error { g[name] = true; return nil }
 }
 
-// alias declares old, a deprecated name of the flag called name, hidden from the help: bind
-// points it at the same value. Using it warns once on stderr. The old names stay for one
-// release (CHANGELOG.md lists them).
-func alias(c *kingpin.CmdClause, g given, stderr io.Writer, old, name string) *kingpin.FlagClause {
-	warned := false
-	return c.Flag(old, "deprecated: use --"+name).Hidden().Action(func(*kingpin.ParseContext) error {
-		if !warned {
-			fmt.Fprintf(stderr, "specwatch: --%s is deprecated and will be removed; use --%s\n", old, name)
-			warned = true
-		}
-		g[name] = true
-		return nil
-	})
-}
-
 // nonNegative is a float flag's check.
 func nonNegative(name string, v *float64) kingpin.Action {
 	return func(*kingpin.ParseContext) error {

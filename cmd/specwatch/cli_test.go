@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -26,9 +25,6 @@ func TestHelpEverywhere(t *testing.T) {
 			t.Errorf("run --help lacks the default %s:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "--listen") || strings.Contains(out, "--log-level") {
-		t.Errorf("run --help shows the deprecated names:\n%s", out)
-	}
 	for _, args := range [][]string{{"bogus"}, {"run", "--bogus"}, {"check-config"}, {"check-config", "a", "b"},
 		{"analyze", "--format", "yaml"}, {"demo", "--speed", "-1"}, {"simulate", "--lines", "-5"},
 		{"run", "--push.interval", "5"}, {"analyze", "--since", "soon"}} {
@@ -48,39 +44,16 @@ func TestHelpEverywhere(t *testing.T) {
 	}
 }
 
-// TestDeprecatedNames: the names before the Prometheus-style ones still work for one release,
-// each with a warning naming its replacement, and set the same thing.
-func TestDeprecatedNames(t *testing.T) {
-	var f runFlags
-	var stderr strings.Builder
-	appT, _ := newApp(&strings.Builder{}, &stderr, func(int) {})
-	c := appT.Command("probe", "")
-	f.register(c, &stderr)
-	if _, err := appT.Parse([]string{"probe", "--listen", "127.0.0.1:1", "--log-level", "warn", "--unit", "a.service", "--journal.unit", "b.service"}); err != nil {
-		t.Fatal(err)
-	}
-	if f.listen != "127.0.0.1:1" || f.logLevel != "warn" || strings.Join(f.units, ",") != "a.service,b.service" {
-		t.Errorf("listen %q, log level %q, units %v", f.listen, f.logLevel, f.units)
-	}
-	if !f.set["web.listen-address"] || !f.set["log.level"] || f.set["log.format"] {
-		t.Errorf("given %v", f.set)
-	}
-	for _, w := range []string{"--listen is deprecated and will be removed; use --web.listen-address", "--log-level is deprecated and will be removed; use --log.level", "--unit is deprecated"} {
-		if strings.Count(stderr.String(), w) != 1 {
-			t.Errorf("stderr %q: want %q once", stderr.String(), w)
+// TestOldNamesRefused: the names before the Prometheus-style ones, and Go-style single-dash
+// long flags, are refused as any unknown flag is (exit 2, the flag named): nothing was released
+// under them.
+func TestOldNamesRefused(t *testing.T) {
+	for _, args := range [][]string{{"run", "--listen", "127.0.0.1:1"}, {"analyze", "--tz", "UTC", "/dev/null"},
+		{"demo", "--listen", "127.0.0.1:1"}, {"simulate", "-preset", "healthy-day"}} {
+		out, stderr, code := runCmd(t, args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "unknown") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and an unknown flag", args, code, out, stderr)
 		}
-	}
-}
-
-// TestSingleDash: Go-style single-dash long flags still work for a release, with a warning;
-// "-" (standard input) and "-h" are untouched.
-func TestSingleDash(t *testing.T) {
-	out, stderr, code := runCmd(t, "simulate", "-preset", "healthy-day", "-lines", "3", "-format", "raw")
-	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(stderr, "single-dash flags (-preset) are deprecated") {
-		t.Errorf("simulate -preset …: exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), stderr)
-	}
-	if got := doubleDash([]string{"analyze", "-", "-h", "-2h", "--", "-format"}, io.Discard); strings.Join(got, " ") != "analyze - -h -2h -- -format" {
-		t.Errorf("doubleDash: %q", got)
 	}
 }
 

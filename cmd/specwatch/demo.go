@@ -29,14 +29,12 @@ type demoOptions struct {
 	speedGiven bool
 }
 
-func defineDemo(c *kingpin.CmdClause, stderr io.Writer) action {
-	g := given{}
+func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	o := &demoOptions{}
 	c.Flag("scenario", "what to replay: "+demoScenarioHelp()).Default(demoScenarios[0].name).EnumVar(&o.scenario, demoScenarioNames()...)
 	c.Flag("once", "analyze the scenario's data once (one loop), print the report and exit").BoolVar(&o.once)
 	c.Flag("format", "with --once: text or json").Default("text").EnumVar(&o.format, "text", "json")
 	c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").StringVar(&o.listen)
-	alias(c, g, stderr, "listen", "web.listen-address").StringVar(&o.listen)
 	c.Flag("speed", "replay speed: recorded seconds per second (default: "+demoSpeedHelp()+"; 0: as fast as possible, tour only)").
 		PlaceHolder("X").Action(func(ctx *kingpin.ParseContext) error {
 		o.speedGiven = true

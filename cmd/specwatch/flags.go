@@ -39,24 +39,24 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 	f.set = given{}
 	d := config.Default()
 	for _, fl := range []runFlag{
-		{name: "config.file", old: "config", help: "YAML configuration file; every key is documented in /etc/specwatch/specwatch.yaml", str: &f.config},
-		{name: "journal.unit", old: "unit", help: "journal match on _SYSTEMD_UNIT (repeatable, ORed)", list: &f.units},
-		{name: "journal.identifier", old: "identifier", help: "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)", list: &f.identifiers},
-		{name: "journal.container", old: "container", help: "only entries of containers whose CONTAINER_NAME (else CONTAINER_ID) matches this glob (repeatable, ORed; applied after reading, within the unit and identifier matches)", list: &f.containers},
-		{name: "journal.directory", old: "journal-dir", help: "journal directory to read instead of the local journal", str: &f.journalDir},
-		{name: "journal.backend", old: "journal-backend", help: "journal reader: auto, native, sdjournal or journalctl", def: d.Journal.Backend, str: &f.backend},
-		{name: "journal.namespace", old: "journal-namespace", help: "journal namespace to read (as journalctl --namespace; * for all); default: the default namespace only", str: &f.namespace},
-		{name: "journal.since", old: "since", help: "with no saved position, start here instead of at the tail (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)", str: &f.since},
-		{name: "state.directory", old: "state-dir", help: "directory for the saved journal and file positions", def: d.StateDir, str: &f.stateDir},
-		{name: "web.listen-address", old: "listen", help: "address of /metrics, the report API and the status page", def: d.Listen, str: &f.listen},
+		{name: "config.file", help: "YAML configuration file; every key is documented in /etc/specwatch/specwatch.yaml", str: &f.config},
+		{name: "journal.unit", help: "journal match on _SYSTEMD_UNIT (repeatable, ORed)", list: &f.units},
+		{name: "journal.identifier", help: "journal match on SYSLOG_IDENTIFIER (repeatable, ORed)", list: &f.identifiers},
+		{name: "journal.container", help: "only entries of containers whose CONTAINER_NAME (else CONTAINER_ID) matches this glob (repeatable, ORed; applied after reading, within the unit and identifier matches)", list: &f.containers},
+		{name: "journal.directory", help: "journal directory to read instead of the local journal", str: &f.journalDir},
+		{name: "journal.backend", help: "journal reader: auto, native, sdjournal or journalctl", def: d.Journal.Backend, str: &f.backend},
+		{name: "journal.namespace", help: "journal namespace to read (as journalctl --namespace; * for all); default: the default namespace only", str: &f.namespace},
+		{name: "journal.since", help: "with no saved position, start here instead of at the tail (RFC 3339, 2006-01-02 15:04:05, or relative: -2h)", str: &f.since},
+		{name: "state.directory", help: "directory for the saved journal and file positions", def: d.StateDir, str: &f.stateDir},
+		{name: "web.listen-address", help: "address of /metrics, the report API and the status page", def: d.Listen, str: &f.listen},
 		{name: "web.config.file", help: "TLS and basic auth configuration (exporter-toolkit's web config file)", str: &f.webConfig},
-		{name: "push.url", old: "push-url", help: "VictoriaMetrics import URL (…/api/v1/import/prometheus); empty: no push", str: &f.pushURL},
-		{name: "push.label", old: "push-label", help: "extra label k=v on every pushed series (repeatable)", list: &f.pushLabels},
-		{name: "scrape.url", old: "scrape", help: "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)", list: &f.scrape},
+		{name: "push.url", help: "VictoriaMetrics import URL (…/api/v1/import/prometheus); empty: no push", str: &f.pushURL},
+		{name: "push.label", help: "extra label k=v on every pushed series (repeatable)", list: &f.pushLabels},
+		{name: "scrape.url", help: "an engine's /metrics URL to scrape every 5s (repeatable; replaces the config's scrape: list)", list: &f.scrape},
 		{name: "scrape.label", help: "label k=v of the --scrape.url targets, to join the series of the engine's logs: unit=llama-server.service, host=… (default: this machine for a loopback URL); unit, container and pod with one --scrape.url only (repeatable)", list: &f.scrapeLabels},
 		{name: "file", help: "follow log files matching this glob like tail -F (repeatable; replaces the config's files: list)", list: &f.files},
-		{name: "log.level", old: "log-level", help: "debug, info, warn or error", def: d.Log.Level, str: &f.logLevel},
-		{name: "log.format", old: "log-format", help: "auto, json, console or journald", def: d.Log.Format, str: &f.logFormat},
+		{name: "log.level", help: "debug, info, warn or error", def: d.Log.Level, str: &f.logLevel},
+		{name: "log.format", help: "auto, json, console or journald", def: d.Log.Format, str: &f.logFormat},
 	} {
 		// kingpin shows a default in the placeholder's place ("--log.level=info").
 		fc := c.Flag(fl.name, fl.help).Action(f.set.mark(fl.name))
@@ -65,21 +65,10 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 		} else {
 			fc = fc.PlaceHolder(placeholder(fl.name))
 		}
-		var ac *kingpin.FlagClause
-		if fl.old != "" {
-			ac = alias(c, f.set, stderr, fl.old, fl.name)
-		}
-		switch {
-		case fl.str != nil:
+		if fl.str != nil {
 			fc.StringVar(fl.str)
-			if ac != nil {
-				ac.StringVar(fl.str)
-			}
-		default:
+		} else {
 			fc.StringsVar(fl.list)
-			if ac != nil {
-				ac.StringsVar(fl.list)
-			}
 		}
 	}
 	c.Flag("docker", "follow every Docker container's json-file log (docker: in the config sets root and patterns)").
@@ -88,7 +77,6 @@ func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
 		Action(f.set.mark("kubernetes")).BoolVar(&f.kubernetes)
 	c.Flag("push.interval", "push period, at least 1s").Default(d.Push.Interval.String()).
 		Action(f.set.mark("push.interval")).SetValue(duration{"push.interval", &f.pushInterval})
-	alias(c, f.set, stderr, "push-interval", "push.interval").SetValue(duration{"push.interval", &f.pushInterval})
 }
 
 // placeholder is the help text's stand-in for a flag's value.

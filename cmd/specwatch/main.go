@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		app.Usage(nil)
 		return 2
 	}
-	selected, err := app.Parse(stdinDash(joinNegative(doubleDash(args, stderr)), valueFlags(app.Model())))
+	selected, err := app.Parse(stdinDash(joinNegative(args), valueFlags(app.Model())))
 	if err != nil {
 		fmt.Fprintf(stderr, "specwatch: %v (try --help)\n", err)
 		return 2
@@ -114,29 +114,6 @@ func joinNegative(args []string) []string {
 				i++
 				continue
 			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// doubleDash rewrites Go's single-dash long flags ("-preset demo", as the standard flag
-// package took them before kingpin) as "--preset demo", with a warning: kingpin reads "-p" of
-// "-preset" as a short flag. Its only short flag is -h, so "-" and two or more letters can mean
-// nothing else; "-" alone (standard input) and "-2h" (a relative time) are left alone.
-func doubleDash(args []string, stderr io.Writer) []string {
-	out := make([]string, 0, len(args))
-	warned := false
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if len(a) > 2 && a[0] == '-' && a[1] != '-' && (a[1] >= 'a' && a[1] <= 'z') && (a[2] >= 'a' && a[2] <= 'z' || a[2] == '-' || a[2] == '.') {
-			if !warned {
-				fmt.Fprintf(stderr, "specwatch: single-dash flags (%s) are deprecated and will be refused; use --%s\n", a, a[1:])
-				warned = true
-			}
-			a = "-" + a
 		}
 		out = append(out, a)
 	}
