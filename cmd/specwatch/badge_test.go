@@ -15,6 +15,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/daemon"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -73,20 +74,21 @@ func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Listen, cfg.Model.ExpireAfter = "127.0.0.1:0", 0
-	d, err := newDaemon(cfg, zerolog.Nop(), false, "specwatch demo")
+	d, err := daemon.New(daemon.Options{Config: cfg, Log: zerolog.Nop(), Title: "specwatch demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport})
 	defer src.Close()
-	if err := d.pipeline(nil, 2026).Follow(context.Background(), untilJournal{until.UnixMicro(), src}, pipeline.DiscardCursor{}); err != nil {
+	if err := d.Pipeline(nil, 2026).Follow(context.Background(), untilJournal{until.UnixMicro(), src}, pipeline.DiscardCursor{}); err != nil {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := d.page(&page); err != nil {
+	if err := d.WritePage(&page); err != nil {
 		t.Fatal(err)
 	}
-	return d.state.Report(), card.FindAllStringSubmatch(page.String(), -1)
+	return d.Report(), card.FindAllStringSubmatch(page.String(), -1)
 }
 
 // untilJournal is src up to its first entry at or after until (Unix µs), then its end.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/daemon"
 	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
 )
@@ -98,11 +99,13 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 		}
 		defer stopMetrics()
 	}
-	d, err := newDaemon(cfg, log, sc.wallClock, "specwatch demo")
+	v, rev := buildVersion()
+	d, err := daemon.New(daemon.Options{Config: cfg, Log: log, Live: sc.wallClock, Title: "specwatch demo", Version: v, Revision: rev})
 	if err != nil {
 		return err
 	}
-	base := "http://" + d.server.Addr()
+	defer d.Close()
+	base := "http://" + d.Addr()
 	pace := fmt.Sprintf("at %gx", speed)
 	switch {
 	case speed == 0:
@@ -112,9 +115,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintln(stdout, sc.banner(pace))
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
-	return d.serve(ctx, func(ctx context.Context) error {
+	return d.Serve(ctx, func(ctx context.Context) error {
 		if sc.scrape {
-			stopScrape, err := d.startScrape(ctx)
+			stopScrape, err := d.StartScrape(ctx)
 			if err != nil {
 				return err
 			}
@@ -122,7 +125,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 		}
 		src, closer := sc.source(speed, time.Now, sleepCtx(ctx))
 		defer closer.Close()
-		return d.pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
+		return d.Pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/daemon"
 )
 
 func TestScrapeFlagReplacesTheList(t *testing.T) {
@@ -112,7 +113,7 @@ func TestRunScrapes(t *testing.T) {
 		for _, s := range rep.Series {
 			// a loopback target is this machine, named as the journal and file entries name it
 			if s.Labels["engine"] == "vllm" && s.Labels["rank"] == "Engine 000" && s.Labels["unit"] == "vllm.service" &&
-				s.Labels["host"] == nodeName() && s.CommitLen != nil {
+				s.Labels["host"] == daemon.NodeName() && s.CommitLen != nil {
 				commit = s.CommitLen.Last
 				return true
 			}

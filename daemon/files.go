@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"os"
@@ -31,7 +31,7 @@ func openFiles(cfg config.Config, log zerolog.Logger) (*file.Source, *file.Store
 		Positions:  positions,
 		StartAtEnd: !existed,
 		Store:      store,
-		Host:       nodeName(),
+		Host:       NodeName(),
 		MaxOpen:    cfg.FileOptions.MaxOpen,
 		RotateWait: cfg.FileOptions.RotateWait,
 		Resolve: func(path string, m *containerlog.Meta) {
@@ -64,9 +64,9 @@ func presetFilter(p config.PresetConfig) file.Filter {
 	return file.Filter{Include: conv(p.Include), Exclude: conv(p.Exclude)}
 }
 
-// nodeName is the host of file entries: NODE_NAME when set (a DaemonSet passes the node's name
+// NodeName is the host of file entries: NODE_NAME when set (a DaemonSet passes the node's name
 // that way; the pod's own hostname is the pod's), else the host name, as journald's _HOSTNAME.
-func nodeName() string {
+func NodeName() string {
 	if n := os.Getenv("NODE_NAME"); n != "" {
 		return n
 	}

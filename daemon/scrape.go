@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -16,23 +16,24 @@ import (
 	"github.com/specwatch/specwatch/pipeline"
 )
 
-// startScrape scrapes the config's targets (scrape:, --scrape.url) and, with
+// StartScrape scrapes the config's targets (scrape:, --scrape.url) and, with
 // kubernetes.scrape_annotations, the node's annotated pods, into the daemon's model through a
 // pipeline of their own, beside the journal's, until stop is called (stop cancels and waits).
 // With neither it does nothing.
-func (d *daemon) startScrape(ctx context.Context) (stop func(), err error) {
-	targets, err := d.cfg.ScrapeTargets()
+func (d *Daemon) StartScrape(ctx context.Context) (stop func(), err error) {
+	cfg := d.o.Config
+	targets, err := cfg.ScrapeTargets()
 	if err != nil {
 		return nil, err
 	}
-	k := d.cfg.Kubernetes
+	k := cfg.Kubernetes
 	annotations := k.Enabled && k.ScrapeAnnotations
 	if len(targets) == 0 && !annotations {
 		return func() {}, nil
 	}
 	p := pipeline.New(d.state, pipeline.Options{Steps: d.metrics, Log: d.log})
 	// A loopback target is an engine on this machine: its series joins the logs' of this host.
-	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: nodeName(),
+	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
 		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/ingest/file"
+	"github.com/specwatch/specwatch/ingest/journal"
+	"github.com/specwatch/specwatch/pipeline"
+)
+
+// Run serves (Serve) with the configured sources as the feed: the warm restart from the
+// journal window before the saved cursor, then the scrapes, the files and the journal, each
+// entry exactly once, until ctx ends. The daemon must have been made with Follow.
+func (d *Daemon) Run(ctx context.Context) error {
+	cfg, log := d.o.Config, d.log
+	loc, err := time.LoadLocation(cfg.Timezone)
+	if err != nil {
+		return err // config.Load validated it
+	}
+	since, err := config.ParseWhen(cfg.Journal.Since, loc)
+	if err != nil {
+		return err
+	}
+	backend, err := journal.ParseBackend(cfg.Journal.Backend)
+	if err != nil {
+		return err
+	}
+	return d.Serve(ctx, func(ctx context.Context) error {
+		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
+		// own).
+		opts := journal.Options{
+			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
+			Containers: cfg.Journal.Containers,
+			Start:      journal.AfterCursor(d.cursor, journal.Since(since)), Backend: backend,
+			Warn: func(msg string) { log.Warn().Msg(msg) },
+		}
+		p := d.Pipeline(loc, time.Now().Year())
+		// The warm-up replays the journal: with files alone there is none to replay (files are
+		// not replayed yet: docs/files.md).
+		if cfg.ReadsJournal() {
+			if err := warm(ctx, p, opts, d.cursor, cfg.Model.Warmup, log); err != nil {
+				return err
+			}
+		}
+		// Scraping starts after the warm-up, whose end zeroes the counters: a scrape's samples
+		// counted meanwhile would be lost from them.
+		stopScrape, err := d.StartScrape(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopScrape()
+		var files *file.Source
+		var fileStore *file.Store
+		if len(cfg.FileGlobs()) > 0 {
+			files, fileStore = openFiles(cfg, log)
+			defer files.Close()
+			d.metrics.Registry().MustRegister(files) // specwatch_file_*
+			if !cfg.ReadsJournal() {
+				return p.Follow(ctx, files, fileStore)
+			}
+		}
+		opened, err := journal.Open(opts)
+		if err != nil {
+			return err
+		}
+		src := journal.WithMetrics(opened)
+		defer src.Close()
+		d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
+		store := journal.NewCursorStore(cfg.StateDir)
+		if files != nil {
+			both, sink := pipeline.Merge(files, fileStore, src, store)
+			return p.Follow(ctx, both, sink)
+		}
+		return p.Follow(ctx, src, store)
+	})
+}
+
+// maxWarmTime bounds a warm restart's replay: beyond it the model is rebuilt from the part of
+// the window read, and the daemon goes live (docs/restart.md).
+const maxWarmTime = 5 * time.Minute
+
+// warm rebuilds the model from the journal window before cursor (model.warmup), so that a
+// restart continues baselines, fits and detectors; nothing to do on a first start or with the
+// warm-up off. A window that cannot be opened costs the history, never the live reading.
+func warm(ctx context.Context, p *pipeline.Pipeline, opts journal.Options, cursor string, span time.Duration, log zerolog.Logger) error {
+	if cursor == "" || span <= 0 {
+		return nil
+	}
+	w, err := journal.OpenWindow(opts, cursor, span)
+	if err != nil {
+		log.Warn().Err(err).Msg("no warm restart: the model starts empty")
+		return nil
+	}
+	defer w.Close()
+	st, err := p.Warm(ctx, w, pipeline.WarmOptions{MaxDuration: maxWarmTime})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // shutting down: Follow returns at once
+		}
+		log.Warn().Err(err).Msg("warm restart stopped early: the model holds the part of the window read")
+		return nil
+	}
+	ev := log.Info()
+	if st.TimedOut {
+		ev = log.Warn().Dur("bound", maxWarmTime)
+	}
+	ev.Int64("entries", st.Entries).Time("from", st.First).Time("to", w.End()).Dur("took", st.Took).
+		Bool("timed_out", st.TimedOut).Msg("model rebuilt from the journal before the saved cursor (warm restart)")
+	return nil
+}
