@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/specwatch/specwatch/analyze"
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
-	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/report"
 )
 
@@ -108,13 +107,18 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	if err := cfg.validate(since, until, tz, start); err != nil {
 		return err
 	}
-	a := newAnalysis(cfg, stderr)
+	a := cfg.analysis(stderr)
 	switch {
 	case cfg.journalDir != "":
 		if len(paths) > 0 {
 			return fmt.Errorf("--journal.directory and files: choose one: %w", errUsage)
 		}
-		if err := a.journal(); err != nil {
+		backend, err := journal.ParseBackend(cfg.backend)
+		if err != nil {
+			return fmt.Errorf("--journal.backend: %v: %w", err, errUsage)
+		}
+		if err := a.Journal(journal.Options{Dir: cfg.journalDir, Namespace: cfg.namespace, Units: cfg.units,
+			Identifiers: cfg.identifiers, Containers: cfg.containers, Backend: backend}); err != nil {
 			return err
 		}
 	case len(paths) == 0:
@@ -124,7 +128,7 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	// the report covers the others, and the exit status says one failed.
 	var failed []error
 	for _, p := range paths {
-		if err := a.file(p); err != nil {
+		if err := a.File(p); err != nil {
 			fmt.Fprintf(stderr, "specwatch analyze: %v (skipped)\n", err)
 			failed = append(failed, err)
 		}
@@ -135,10 +139,10 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	var err error
 	if cfg.format == "html" {
 		v, _ := buildVersion()
-		err = report.WritePage(stdout, a.state.Report(), a.state.Plots(),
+		err = report.WritePage(stdout, a.Report(), a.Plots(),
 			report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
 	} else {
-		err = writeReport(stdout, cfg.format, a.state.Report())
+		err = writeReport(stdout, cfg.format, a.Report())
 	}
 	if err == nil && len(failed) > 0 {
 		err = fmt.Errorf("%d of %d inputs could not be read (named above); the report covers the others", len(failed), len(paths))
@@ -146,74 +150,10 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	return err
 }
 
-// journal reads a journal directory from its first entry to its last, through the same
-// journal reader as the daemon (without following).
-func (a *analysis) journal() error {
-	backend, err := journal.ParseBackend(a.cfg.backend)
-	if err != nil {
-		return fmt.Errorf("--journal.backend: %v: %w", err, errUsage)
-	}
-	src, err := journal.Open(journal.Options{Dir: a.cfg.journalDir, Namespace: a.cfg.namespace, Units: a.cfg.units,
-		Identifiers: a.cfg.identifiers, Containers: a.cfg.containers, Start: journal.Head(), NoFollow: true, Backend: backend})
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	a.feed.NewInput(time.Now().Year())
-	return a.feed.ReadJournal(src, a.cfg.journalDir)
-}
-
-// analysis feeds inputs through the pipeline into one model.
-type analysis struct {
-	cfg    analyzeConfig
-	stderr io.Writer
-	state  *pipeline.State
-	feed   *pipeline.Pipeline
-}
-
-func newAnalysis(cfg analyzeConfig, stderr io.Writer) *analysis {
-	st := pipeline.NewState(pipeline.StateOptions{Model: model.Options{MaxSeries: cfg.maxSeries}})
-	return &analysis{cfg: cfg, stderr: stderr, state: st,
-		feed: pipeline.New(st, pipeline.Options{Location: cfg.loc, Since: cfg.since, Until: cfg.until})}
-}
-
-func (a *analysis) file(path string) error {
-	rc, err := ingest.Open(path)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	// Year-less timestamps (vLLM, journalctl short) end no later than the file was last written;
-	// standard input's end now.
-	modified, stated := time.Now(), false
-	if path != "-" {
-		if fi, err := os.Stat(path); err == nil {
-			modified, stated = fi.ModTime(), true
-		}
-	}
-	anchor := a.sinceStartAnchor(path, modified, stated)
-	a.feed.NewFileInput(modified, anchor.origin)
-	if err := a.readAll(rc, path); err != nil {
-		return err
-	}
-	a.noteSinceStart(path, anchor)
-	if err := rc.Damage(); err != nil {
-		// What decoded is in the report; the damage is counted there and named here.
-		fmt.Fprintf(a.stderr, "specwatch analyze: %v\n", err)
-		a.state.CountDamaged()
-	}
-	return nil
-}
-
-// read reads r as one input whose year-less timestamps are in year (the demo data, tests).
-func (a *analysis) read(r io.Reader, name string, year int) error {
-	a.feed.NewInput(year)
-	return a.readAll(r, name)
-}
-
-// readAll feeds r, detected and decoded, through the pipeline to its end.
-func (a *analysis) readAll(r io.Reader, name string) error {
-	return a.feed.ReadAll(ingest.NewReader(r, ingest.ReaderOptions{Name: name}), name)
+// analysis is the analysis the flags describe; its notes go to stderr.
+func (c *analyzeConfig) analysis(stderr io.Writer) *analyze.Analysis {
+	return analyze.New(analyze.Options{MaxSeries: c.maxSeries, Location: c.loc, Since: c.since, Until: c.until,
+		StartTime: c.startTime, Note: func(msg string) { fmt.Fprintf(stderr, "specwatch analyze: %s\n", msg) }})
 }
 
 func writeReport(w io.Writer, format string, r model.Report) error {

@@ -1,4 +1,4 @@
-package main
+package analyze
 
 import (
 	"bytes"
@@ -28,10 +28,10 @@ type sinceStartAnchor struct {
 // endChunk is how much of a file's head and tail decide whether it has since-start stamps.
 const endChunk = 64 << 10
 
-func (a *analysis) sinceStartAnchor(path string, modified time.Time, stated bool) sinceStartAnchor {
+func (a *Analysis) sinceStartAnchor(path string, modified time.Time, stated bool) sinceStartAnchor {
 	switch {
-	case !a.cfg.startTime.IsZero():
-		return sinceStartAnchor{origin: a.cfg.startTime, how: "counted from " + rfc3339(a.cfg.startTime) + " (--start-time)"}
+	case !a.o.StartTime.IsZero():
+		return sinceStartAnchor{origin: a.o.StartTime, how: "counted from " + rfc3339(a.o.StartTime) + " (--start-time)"}
 	case !stated || !endsSinceStart(path):
 		return sinceStartAnchor{}
 	}
@@ -79,9 +79,9 @@ func endsSinceStart(path string) bool {
 	return pipeline.HasSinceStart(tail)
 }
 
-// noteSinceStart tells, on stderr, where an input's since-start stamps were put, when it had
-// any: the report's times depend on it.
-func (a *analysis) noteSinceStart(path string, an sinceStartAnchor) {
+// noteSinceStart tells (Options.Note) where an input's since-start stamps were put, when it
+// had any: the report's times depend on it.
+func (a *Analysis) noteSinceStart(path string, an sinceStartAnchor) {
 	st := a.feed.SinceStart()
 	if st.Lines == 0 {
 		return
@@ -99,7 +99,7 @@ func (a *analysis) noteSinceStart(path string, an sinceStartAnchor) {
 	case st.Restarts > 1:
 		how += fmt.Sprintf("; the engine restarted %d times, each run placed right after the last line before it", st.Restarts)
 	}
-	fmt.Fprintf(a.stderr, "specwatch analyze: %s: llama.cpp since-start stamps %s\n", path, how)
+	a.o.Note(fmt.Sprintf("%s: llama.cpp since-start stamps %s", path, how))
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

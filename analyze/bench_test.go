@@ -1,8 +1,7 @@
-package main
+package analyze
 
 import (
 	"bytes"
-	"io"
 	"testing"
 	"time"
 
@@ -22,11 +21,11 @@ func BenchmarkAnalyzeMixed(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		a := newAnalysis(analyzeConfig{loc: time.UTC}, io.Discard)
-		if err := a.read(bytes.NewReader(data), "mixed", 2026); err != nil {
+		a := New(Options{Location: time.UTC})
+		if err := a.Read(bytes.NewReader(data), "mixed", 2026); err != nil {
 			b.Fatal(err)
 		}
-		_ = a.state.Report()
+		_ = a.Report()
 	}
 	b.ReportMetric(float64(sum.Lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

@@ -1,8 +1,7 @@
-package main
+package analyze
 
 import (
 	"bytes"
-	"io"
 	"testing"
 	"time"
 
@@ -23,11 +22,11 @@ func TestEveryShapeReadsBackExactly(t *testing.T) {
 				t.Fatal(err)
 			}
 			engine, noise := int64(sum.EngineLines), int64(sum.NoiseLines)
-			a := newAnalysis(analyzeConfig{loc: time.UTC}, io.Discard)
-			if err := a.read(&buf, f.String(), 2026); err != nil {
+			a := New(Options{Location: time.UTC})
+			if err := a.Read(&buf, f.String(), 2026); err != nil {
 				t.Fatal(err)
 			}
-			r := a.state.Report()
+			r := a.Report()
 			in := r.Input
 			if in.Malformed != 0 || in.Unreadable != 0 {
 				t.Errorf("%d malformed, %d unreadable, want none", in.Malformed, in.Unreadable)
