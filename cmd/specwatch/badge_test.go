@@ -16,6 +16,7 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/daemon"
+	"github.com/specwatch/specwatch/demo"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -79,7 +80,7 @@ func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demoExport})
+	src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demo.Scenarios[0].Export})
 	defer src.Close()
 	if err := d.Pipeline(nil, 2026).Follow(context.Background(), untilJournal{until.UnixMicro(), src}, pipeline.DiscardCursor{}); err != nil {
 		t.Fatal(err)

@@ -11,12 +11,9 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/daemon"
+	"github.com/specwatch/specwatch/demo"
 	"github.com/specwatch/specwatch/pipeline"
-	"github.com/specwatch/specwatch/sim"
 )
-
-// demoSeed fixes the demo data: every newcomer sees the same recording.
-const demoSeed = 1
 
 // demoOptions are demo's flags.
 type demoOptions struct {
@@ -32,7 +29,7 @@ type demoOptions struct {
 
 func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	o := &demoOptions{}
-	c.Flag("scenario", "what to replay: "+demoScenarioHelp()).Default(demoScenarios[0].name).EnumVar(&o.scenario, demoScenarioNames()...)
+	c.Flag("scenario", "what to replay: "+demoScenarioHelp()).Default(demo.Scenarios[0].Name).EnumVar(&o.scenario, demo.Names()...)
 	c.Flag("once", "analyze the scenario's data once (one loop), print the report and exit").BoolVar(&o.once)
 	c.Flag("format", "with --once: text or json").Default("text").EnumVar(&o.format, "text", "json")
 	c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").StringVar(&o.listen)
@@ -48,11 +45,11 @@ func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 
 func demoScenarioHelp() string {
 	var b strings.Builder
-	for i, s := range demoScenarios {
+	for i, s := range demo.Scenarios {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(s.name)
+		b.WriteString(s.Name)
 	}
 	b.WriteString(" (docs/configuration.md)")
 	return b.String()
@@ -60,30 +57,30 @@ func demoScenarioHelp() string {
 
 func demoSpeedHelp() string {
 	var parts []string
-	for _, s := range demoScenarios {
-		parts = append(parts, strconv.FormatFloat(s.speed, 'g', -1, 64)+" for "+s.name)
+	for _, s := range demo.Scenarios {
+		parts = append(parts, strconv.FormatFloat(s.Speed, 'g', -1, 64)+" for "+s.Name)
 	}
 	return strings.Join(parts, ", ")
 }
 
 func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error {
-	sc, err := findDemoScenario(o.scenario)
-	if err != nil {
-		return err
+	sc, ok := demo.Find(o.scenario)
+	if !ok {
+		return fmt.Errorf("--scenario %q: want one of %v: %w", o.scenario, demo.Names(), errUsage)
 	}
 	if o.once {
 		return demoOnce(sc, o.format, stdout, stderr)
 	}
-	speed := sc.speed
+	speed := sc.Speed
 	if o.speedGiven {
 		speed = o.speed
 	}
-	if speed == 0 && sc.wallClock {
-		return fmt.Errorf("--speed 0 with --scenario %s: its lines are stamped with the wall clock as they are replayed, so it needs a pace (1: real time): %w", sc.name, errUsage)
+	if speed == 0 && sc.WallClock {
+		return fmt.Errorf("--speed 0 with --scenario %s: its lines are stamped with the wall clock as they are replayed, so it needs a pace (1: real time): %w", sc.Name, errUsage)
 	}
 	cfg := config.Default()
 	cfg.Listen = o.listen
-	if !sc.wallClock {
+	if !sc.WallClock {
 		// The replay's times are the simulation's, not the clock's: against the clock every
 		// series would look silent for days and leave /metrics.
 		cfg.Model.ExpireAfter = 0
@@ -92,15 +89,15 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if sc.scrape {
-		stopMetrics, err := startDemoMetrics(&cfg, time.Now)
+	if sc.Scrape {
+		stopMetrics, err := demo.StartMetrics(&cfg, time.Now)
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
 	}
 	v, rev := buildVersion()
-	d, err := daemon.New(daemon.Options{Config: cfg, Log: log, Live: sc.wallClock, Title: "specwatch demo", Version: v, Revision: rev})
+	d, err := daemon.New(daemon.Options{Config: cfg, Log: log, Live: sc.WallClock, Title: "specwatch demo", Version: v, Revision: rev})
 	if err != nil {
 		return err
 	}
@@ -113,29 +110,29 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	case speed == 1:
 		pace = "in real time"
 	}
-	fmt.Fprintln(stdout, sc.banner(pace))
+	fmt.Fprintln(stdout, sc.Banner(pace))
 	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
 	return d.Serve(ctx, func(ctx context.Context) error {
-		if sc.scrape {
+		if sc.Scrape {
 			stopScrape, err := d.StartScrape(ctx)
 			if err != nil {
 				return err
 			}
 			defer stopScrape()
 		}
-		src, closer := sc.source(speed, time.Now, sleepCtx(ctx))
+		src, closer := sc.Source(speed, time.Now, sleepCtx(ctx))
 		defer closer.Close()
 		return d.Pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
 	})
 }
 
 // demoOnce analyses one pass of the scenario, as `analyze` would its log.
-func demoOnce(sc demoScenario, format string, stdout, stderr io.Writer) error {
+func demoOnce(sc demo.Scenario, format string, stdout, stderr io.Writer) error {
 	cfg := analyzeConfig{format: format, loc: time.UTC}
 	if cfg.format != "text" && cfg.format != "json" {
 		return fmt.Errorf("--format %q: want text or json: %w", cfg.format, errUsage)
 	}
-	src := demoLog(sc)
+	src := sc.Log()
 	defer src.Close()
 	a := cfg.analysis(stderr)
 	if err := a.Read(src, "demo", 2026); err != nil {
@@ -143,25 +140,6 @@ func demoOnce(sc demoScenario, format string, stdout, stderr io.Writer) error {
 	}
 	return writeReport(stdout, cfg.format, a.Report())
 }
-
-// demoLog streams one pass of the scenario's data, generated by the simulator built into the
-// binary, so there is no data file to go stale: the tour in its own shape (journalctl -o
-// short-iso, as the docs' examples show it), a scenario on the wall clock as its live replay
-// reads it (an export stream, so that the report's units are the live page's).
-func demoLog(sc demoScenario) io.ReadCloser {
-	if sc.wallClock {
-		return sc.export()
-	}
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := sim.Generate(sc.scenario(), pw, nil)
-		pw.CloseWithError(err)
-	}()
-	return pr
-}
-
-// demoExport streams the tour as its replay reads it.
-func demoExport() io.ReadCloser { return demoScenarios[0].export() }
 
 // sleepCtx sleeps, but no longer than ctx lives.
 func sleepCtx(ctx context.Context) func(time.Duration) {

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/demo"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim"
@@ -91,7 +92,7 @@ func TestDemoIncidentsOnce(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, out)
 	}
-	checkIncidents(t, rep, sim.Incidents(demoSeed).Start, sim.IncidentsLength, 1, 1)
+	checkIncidents(t, rep, sim.Incidents(demo.Seed).Start, sim.IncidentsLength, 1, 1)
 	if rep.Input.Malformed != 0 || rep.Input.Samples < 400 {
 		t.Errorf("input %+v: want no malformed lines and a busy service's samples", rep.Input)
 	}
@@ -188,16 +189,16 @@ func (c *fakeClock) sleep(d time.Duration) {
 // each loop raises the same two episodes at its own phases in wall-clock time, the loop's
 // restart raises nothing, and no series expires.
 func TestDemoIncidentsLive(t *testing.T) {
-	sc, err := findDemoScenario("incidents")
-	if err != nil {
-		t.Fatal(err)
+	sc, ok := demo.Find("incidents")
+	if !ok {
+		t.Fatal("no incidents scenario")
 	}
-	sum, err := sim.Generate(sc.scenario(), io.Discard, nil)
+	sum, err := sim.Generate(sc.Sim(), io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The replay paces from its first entry and starts each pass a second after the last.
-	simStart := sc.scenario().Start
+	simStart := sc.Sim().Start
 	first := sum.First.Sub(simStart)
 	period := sum.Last.Sub(sum.First) + time.Second
 	for _, speed := range []float64{1, 3} {
@@ -209,7 +210,7 @@ func TestDemoIncidentsLive(t *testing.T) {
 			clk := &fakeClock{t: wallStart, end: end, cancel: cancel}
 			cfg := config.Default()
 			st := pipeline.NewState(pipeline.StateOptions{Model: cfg.ModelOptions(true), Live: true, Now: clk.now})
-			src, closer := sc.source(speed, clk.now, clk.sleep)
+			src, closer := sc.Source(speed, clk.now, clk.sleep)
 			defer closer.Close()
 			feed := pipeline.New(st, pipeline.Options{Location: time.UTC, Year: 2026, Now: clk.now})
 			if err := feed.Follow(ctx, src, pipeline.DiscardCursor{}); err != nil {

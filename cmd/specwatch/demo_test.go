@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/demo"
 )
 
 // TestDemoScrapesVLLM: the demo scrapes its simulated vLLM engine's /metrics on loopback, and
@@ -33,14 +35,14 @@ func TestDemoScrapesVLLM(t *testing.T) {
 			return false
 		}
 		for _, s := range rep.Series {
-			if s.Labels["host"] == demoMetricsHost && s.PerPosition != nil && s.PerPosition.Advice != nil {
+			if s.Labels["host"] == demo.MetricsHost && s.PerPosition != nil && s.PerPosition.Advice != nil {
 				got = s
 				return true
 			}
 		}
 		return false
 	})
-	if got.Labels["unit"] != demoMetricsUnit || got.Labels["engine"] != "vllm" || got.Labels["rank"] != "Engine 000" {
+	if got.Labels["unit"] != demo.MetricsUnit || got.Labels["engine"] != "vllm" || got.Labels["rank"] != "Engine 000" {
 		t.Errorf("labels %v", got.Labels)
 	}
 	if len(got.PerPosition.Acceptance) != 5 || got.PerPosition.Advice.Configured != 5 || got.PerPosition.Advice.Suggested != 3 {

@@ -1,4 +1,6 @@
-package main
+// Package demo is the recordings `specwatch demo` replays, made by the simulator built into the
+// binary (so no data file can go stale), and the simulated engine whose /metrics it scrapes.
+package demo
 
 import (
 	"fmt"
@@ -10,38 +12,41 @@ import (
 	"github.com/specwatch/specwatch/sim"
 )
 
-// demoScenario is one recording `specwatch demo --scenario` can replay, and how: the three-hour
+// Seed fixes the demo data: every newcomer sees the same recording.
+const Seed = 1
+
+// Scenario is one recording `specwatch demo --scenario` can replay, and how: the three-hour
 // tour shows every figure in a few minutes, the incidents loop runs slowly enough for a real
 // Prometheus and Alertmanager to see alerts fire and resolve.
-type demoScenario struct {
-	name string
-	// scenario is the simulator's input, on demoSeed (export gives it the replay's shape).
-	scenario func() sim.Scenario
-	// speed is --speed's default.
-	speed float64
-	// wallClock stamps every replayed line with the wall clock as it is emitted, so that the
+type Scenario struct {
+	Name string
+	// Sim is the simulator's input, on Seed (Export gives it the replay's shape).
+	Sim func() sim.Scenario
+	// Speed is --speed's default.
+	Speed float64
+	// WallClock stamps every replayed line with the wall clock as it is emitted, so that the
 	// series age, expire and lag like a live service's and alert rules judge them in real
 	// time. Otherwise the lines keep their simulated times, and expiry is off: against the
 	// clock every series would look silent for days and leave /metrics.
-	wallClock bool
-	// scrape also serves the simulated vLLM engine's /metrics and scrapes it (demo_metrics.go).
-	scrape bool
-	// banner is the first line printed: what is replayed, at pace ("at 60x").
-	banner func(pace string) string
+	WallClock bool
+	// Scrape also serves the simulated vLLM engine's /metrics and scrapes it (metrics.go).
+	Scrape bool
+	// Banner is the first line printed: what is replayed, at pace ("at 60x").
+	Banner func(pace string) string
 }
 
-// demoScenarios are --scenario's values; the first is the default.
-var demoScenarios = []demoScenario{
+// Scenarios are --scenario's values; the first is the default.
+var Scenarios = []Scenario{
 	{
-		name: "tour", scenario: func() sim.Scenario { return sim.Demo(demoSeed) }, speed: 60, scrape: true,
-		banner: func(pace string) string {
+		Name: "tour", Sim: func() sim.Scenario { return sim.Demo(Seed) }, Speed: 60, Scrape: true,
+		Banner: func(pace string) string {
 			return fmt.Sprintf("specwatch demo: replaying 3 simulated hours (a 2-rank SGLang DDTree service with a stuck drafter, a vLLM EAGLE service with a long-context stretch) %s, looping,\n"+
-				"  and scraping a simulated vLLM MTP engine's /metrics live (%s, %s) every 2 s.", pace, demoMetricsHost, demoMetricsUnit)
+				"  and scraping a simulated vLLM MTP engine's /metrics live (%s, %s) every 2 s.", pace, MetricsHost, MetricsUnit)
 		},
 	},
 	{
-		name: "incidents", scenario: func() sim.Scenario { return sim.Incidents(demoSeed) }, speed: 1, wallClock: true,
-		banner: func(pace string) string {
+		Name: "incidents", Sim: func() sim.Scenario { return sim.Incidents(Seed) }, Speed: 1, WallClock: true,
+		Banner: func(pace string) string {
 			at := durationWords
 			return fmt.Sprintf("specwatch demo: replaying a %.0f-minute loop of two SGLang services %s, stamped with the wall clock, looping: healthy, then\n"+
 				"  from %s to %s %s %s delivers %.0f %% of its throughput (throughput_collapse: SpecDecThroughputCollapse, warning),\n"+
@@ -65,29 +70,31 @@ func durationWords(d time.Duration) string {
 	return s
 }
 
-func demoScenarioNames() []string {
-	names := make([]string, len(demoScenarios))
-	for i, s := range demoScenarios {
-		names[i] = s.name
+// Names are the scenarios' names, in order.
+func Names() []string {
+	names := make([]string, len(Scenarios))
+	for i, s := range Scenarios {
+		names[i] = s.Name
 	}
 	return names
 }
 
-func findDemoScenario(name string) (demoScenario, error) {
-	for _, s := range demoScenarios {
-		if s.name == name {
-			return s, nil
+// Find returns the scenario called name.
+func Find(name string) (Scenario, bool) {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s, true
 		}
 	}
-	return demoScenario{}, fmt.Errorf("--scenario %q: want one of %v: %w", name, demoScenarioNames(), errUsage)
+	return Scenario{}, false
 }
 
-// export streams one pass of the scenario as `journalctl -o export` would, so that the
+// Export streams one pass of the scenario as `journalctl -o export` would, so that the
 // replay carries host, unit, cursor and time like a real journal.
-func (s demoScenario) export() io.ReadCloser {
+func (s Scenario) Export() io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
-		sc := s.scenario()
+		sc := s.Sim()
 		sc.Format = sim.FormatExport
 		_, err := sim.Generate(sc, pw, nil)
 		pw.CloseWithError(err)
@@ -95,11 +102,11 @@ func (s demoScenario) export() io.ReadCloser {
 	return pr
 }
 
-// source is the demo's journal: the scenario replayed at speed, looping, its entries
+// Source is the demo's journal: the scenario replayed at speed, looping, its entries
 // restamped with now as they are emitted when the scenario runs on the wall clock.
-func (s demoScenario) source(speed float64, now func() time.Time, sleep func(time.Duration)) (pipeline.Journal, io.Closer) {
-	r := pipeline.NewReplay(pipeline.ReplayOptions{Open: s.export, Speed: speed, Now: now, Sleep: sleep})
-	if !s.wallClock {
+func (s Scenario) Source(speed float64, now func() time.Time, sleep func(time.Duration)) (pipeline.Journal, io.Closer) {
+	r := pipeline.NewReplay(pipeline.ReplayOptions{Open: s.Export, Speed: speed, Now: now, Sleep: sleep})
+	if !s.WallClock {
 		return r, r
 	}
 	return wallClock{src: r, now: now}, r
@@ -120,4 +127,20 @@ func (w wallClock) Next(e *ingest.Entry, wait time.Duration) (bool, error) {
 		e.Time = w.now().UnixMicro()
 	}
 	return ok, err
+}
+
+// Log streams one pass of the scenario's data, generated by the simulator built into the
+// binary, so there is no data file to go stale: the tour in its own shape (journalctl -o
+// short-iso, as the docs' examples show it), a scenario on the wall clock as its live replay
+// reads it (an export stream, so that the report's units are the live page's).
+func (sc Scenario) Log() io.ReadCloser {
+	if sc.WallClock {
+		return sc.Export()
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := sim.Generate(sc.Sim(), pw, nil)
+		pw.CloseWithError(err)
+	}()
+	return pr
 }

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 // Where the demo's vLLM engine on /metrics lands: a rank of its own (its time is the wall
 // clock's, not the replayed log's), an MTP service whose num_speculative_tokens 5 is too high.
 const (
-	demoMetricsHost = "demo-gpu03"
-	demoMetricsUnit = "vllm-mtp.service"
+	MetricsHost = "demo-gpu03"
+	MetricsUnit = "vllm-mtp.service"
 )
 
-// startDemoMetrics serves a simulated vLLM engine's /metrics on a loopback port and adds it to
+// StartMetrics serves a simulated vLLM engine's /metrics on a loopback port and adds it to
 // cfg's scrape targets, so that the demo shows the scrape source and acceptance per position.
 // stop closes the server and waits for it.
-func startDemoMetrics(cfg *config.Config, now func() time.Time) (stop func(), err error) {
+func StartMetrics(cfg *config.Config, now func() time.Time) (stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func startDemoMetrics(cfg *config.Config, now func() time.Time) (stop func(), er
 		}
 	}()
 	cfg.Scrape = append(cfg.Scrape, config.ScrapeConfig{URL: "http://" + ln.Addr().String() + "/metrics", Interval: 2 * time.Second, Timeout: time.Second,
-		Labels: map[string]string{"host": demoMetricsHost, "unit": demoMetricsUnit}})
+		Labels: map[string]string{"host": MetricsHost, "unit": MetricsUnit}})
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
