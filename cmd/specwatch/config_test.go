@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,7 +90,7 @@ func TestContainerFlag(t *testing.T) {
 	parse := func(args ...string) (config.Config, error) {
 		var f runFlags
 		app := kingpin.New("t", "")
-		f.register(app.Command("run", ""), io.Discard)
+		f.register(app.Command("run", ""))
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"strings"
 	"time"
@@ -26,16 +25,15 @@ type runFlags struct {
 	set                            given
 }
 
-// runFlag is one of run's flags: its name, the name it had before the Prometheus-style names
-// (kept, hidden, for one release), and its config key.
+// runFlag is one of run's flags: its name (its config key's, dotted) and help.
 type runFlag struct {
-	name, old, help string
-	def             string // the built-in default, for the help text
-	str             *string
-	list            *[]string
+	name, help string
+	def        string // the built-in default, for the help text
+	str        *string
+	list       *[]string
 }
 
-func (f *runFlags) register(c *kingpin.CmdClause, stderr io.Writer) {
+func (f *runFlags) register(c *kingpin.CmdClause) {
 	f.set = given{}
 	d := config.Default()
 	for _, fl := range []runFlag{

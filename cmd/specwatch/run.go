@@ -18,9 +18,9 @@ import (
 
 // defineRun declares run's flags; the action is the daemon: follow the journal exactly once,
 // forever.
-func defineRun(c *kingpin.CmdClause, stderr io.Writer) action {
+func defineRun(c *kingpin.CmdClause, _ io.Writer) action {
 	f := &runFlags{}
-	f.register(c, stderr)
+	f.register(c)
 	return func(ctx context.Context, _, stderr io.Writer) error { return runDaemon(ctx, f, stderr) }
 }
 

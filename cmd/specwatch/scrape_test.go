@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -23,7 +22,7 @@ import (
 func TestScrapeFlagReplacesTheList(t *testing.T) {
 	app := kingpin.New("t", "")
 	var f runFlags
-	f.register(app.Command("run", ""), io.Discard)
+	f.register(app.Command("run", ""))
 	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:30000/metrics"}); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestScrapeLabelFlag(t *testing.T) {
 	load := func(args ...string) (config.Config, error) {
 		app := kingpin.New("t", "")
 		var f runFlags
-		f.register(app.Command("run", ""), io.Discard)
+		f.register(app.Command("run", ""))
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}
