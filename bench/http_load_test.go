@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 	"github.com/specwatch/specwatch/sim"
 )
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestLive: a private journald receives 2,000 lines/s (the sglang.service part of the corpus,

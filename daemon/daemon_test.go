@@ -17,7 +17,7 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/daemon"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/sim"
 )

@@ -17,5 +17,5 @@
 // The tests that run the daemon itself are under test/: end to end with Prometheus,
 // VictoriaMetrics and Alertmanager (test/e2e), the soak (test/soak), and the unit's sandbox
 // and system-call filter (test/privilege). What they share with these tests is
-// internal/testharness.
+// internal/testkit/testharness.
 package deploy

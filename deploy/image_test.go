@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testjournal"
-	"github.com/specwatch/specwatch/internal/testpodman"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testpodman"
 )
 
 // TestImage builds deploy/Dockerfile with podman (its base is scratch, so no registry is

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // knownLintian are the lintian tags still open, each with the reason; every other error or

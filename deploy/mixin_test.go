@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // goTool is the go command on PATH (the one that runs these tests, in practice).

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // maxExposure is the highest `systemd-analyze security` exposure the unit may have.

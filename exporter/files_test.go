@@ -18,7 +18,7 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/file"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 	"github.com/specwatch/specwatch/pipeline"
 )
 

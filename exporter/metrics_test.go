@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
+	"github.com/specwatch/specwatch/internal/testkit/testdemo"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -162,7 +163,7 @@ func TestPedanticRegistry(t *testing.T) {
 // data: run under -race, it checks the snapshot buffer, the label-pair cache and the step
 // histogram against each other.
 func TestConcurrentScrapes(t *testing.T) {
-	samples, res := exportertest.DemoSamples(t)
+	samples, res := testdemo.Samples(t)
 	l := pipeline.NewState(pipeline.StateOptions{})
 	m := exportertest.NewMetrics(t, l)
 	stop := make(chan struct{})
@@ -182,7 +183,7 @@ func TestConcurrentScrapes(t *testing.T) {
 			}
 		})
 	}
-	exportertest.Replay(pipeline.New(l, pipeline.Options{Steps: m}), samples, res)
+	testdemo.Replay(pipeline.New(l, pipeline.Options{Steps: m}), samples, res)
 	close(stop)
 	wg.Wait()
 	if n := gatherValue(t, m.Registry(), "specwatch_step_duration_seconds", map[string]string{"rank": "DP0 TP0"}); n == 0 {

@@ -16,7 +16,8 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testdemo"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -105,8 +106,8 @@ func TestVictoriaMetricsPush(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	state, _ := exportertest.DemoSource(t, func(exporter.Source) *exporter.Metrics { return nil })
-	l := &exportertest.HeldSource{State: state} // times the pushes' hold on the pipeline's lock
+	state, _ := testdemo.Source(t, func(exporter.Source) *exporter.Metrics { return nil })
+	l := &testdemo.HeldSource{State: state} // times the pushes' hold on the pipeline's lock
 	hosts := []string{"node-a", "node-b", "node-c"}
 	var pushers []*exporter.Pusher
 	var ms []*exporter.Metrics
@@ -126,8 +127,8 @@ func TestVictoriaMetricsPush(t *testing.T) {
 	// apply (which includes its wait for the lock) and longest gap between iterations also count
 	// the OS descheduling it on a busy machine (76 ms seen on a loaded 2-CPU box with no pusher
 	// at all).
-	samples, res := exportertest.DemoSamples(t)
-	loop := exportertest.NewSampleLoop(samples, res)
+	samples, res := testdemo.Samples(t)
+	loop := testdemo.NewSampleLoop(samples, res)
 	feed := pipeline.New(state, pipeline.Options{Steps: ms[0]})
 	stop := make(chan struct{})
 	var iters, maxGapNS, maxWaitNS atomic.Int64

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/svgplot"
+	"github.com/specwatch/specwatch/report/svgplot"
 )
 
 // Formatting for people: figures with the precision they are quoted with, times in UTC like

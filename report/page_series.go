@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/svgplot"
+	"github.com/specwatch/specwatch/report/svgplot"
 	"github.com/specwatch/specwatch/model"
 )
 

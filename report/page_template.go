@@ -7,7 +7,7 @@ import (
 
 // pageTemplate lays the page out; every value arrives formatted (pageView), and html/template
 // escapes all of it by context, so a label from a log can never become markup. The only
-// template.HTML values are the SVGs, built by internal/svgplot, which escapes its own text.
+// template.HTML values are the SVGs, built by report/svgplot, which escapes its own text.
 var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
 //go:embed page.html.tmpl

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/svgplot"
+	"github.com/specwatch/specwatch/report/svgplot"
 	"github.com/specwatch/specwatch/model"
 )
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 build_pkgs=(gcc pkg-config libsystemd-dev binutils)
 test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace lintian
-	podman runc netavark docker.io) # real container runtimes: internal/testpodman, test/e2e, deploy's image
+	podman runc netavark docker.io) # real container runtimes: internal/testkit/testpodman, test/e2e, deploy's image
 
 need_go
 apt_install "${build_pkgs[@]}"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
+	"github.com/specwatch/specwatch/internal/testkit/testdemo"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -88,7 +89,7 @@ func (w *sinkWriter) Write(p []byte) (int, error) {
 // forward in time each pass; with scrape, a scrape runs every 100 ms meanwhile. It returns
 // samples per wall second and per second of the loop's own CPU time (0 where that clock is not
 // read).
-func ingestRate(p *pipeline.Pipeline, loop *exportertest.SampleLoop, hosts [][]byte, d time.Duration, scrape func()) (wall, cpu float64) {
+func ingestRate(p *pipeline.Pipeline, loop *testdemo.SampleLoop, hosts [][]byte, d time.Duration, scrape func()) (wall, cpu float64) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	if scrape != nil {
@@ -131,20 +132,20 @@ func ingestRate(p *pipeline.Pipeline, loop *exportertest.SampleLoop, hosts [][]b
 	return wall, cpu
 }
 
-func ingestFixture(t testing.TB) (*exportertest.HeldSource, *pipeline.Pipeline, *exportertest.SampleLoop, [][]byte, func()) {
-	samples, res := exportertest.DemoSamples(t)
+func ingestFixture(t testing.TB) (*testdemo.HeldSource, *pipeline.Pipeline, *testdemo.SampleLoop, [][]byte, func()) {
+	samples, res := testdemo.Samples(t)
 	var hosts [][]byte
 	for i := range 12 {
 		hosts = append(hosts, fmt.Appendf(nil, "gpu%02d", i))
 	}
-	l := &exportertest.HeldSource{State: pipeline.NewState(pipeline.StateOptions{Live: true})}
+	l := &testdemo.HeldSource{State: pipeline.NewState(pipeline.StateOptions{Live: true})}
 	m := exportertest.NewMetrics(t, l)
 	h := NewServer(ServerOptions{Source: l, Metrics: m.Registry()}).Handler()
 	scrape := func() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 	}
-	return l, pipeline.New(l.State, pipeline.Options{}), exportertest.NewSampleLoop(samples, res), hosts, scrape
+	return l, pipeline.New(l.State, pipeline.Options{}), testdemo.NewSampleLoop(samples, res), hosts, scrape
 }
 
 // TestScrapesDoNotSlowIngest compares the ingest loop's throughput with and without a scrape

@@ -15,8 +15,9 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testdemo"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -78,7 +79,7 @@ func promQuery(base, q string) ([]testproc.PromResult, error) {
 // the simulated demo, and its query API returns every metric of docs/metrics.md with its
 // label names; the step histogram arrives as a native histogram.
 func TestPrometheusScrapes(t *testing.T) {
-	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
+	l, m := testdemo.Source(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
 	addr := serveTest(t, NewServer(ServerOptions{ListenAddress: "127.0.0.1:0", Source: l, Metrics: m.Registry()}))
 	base := startPrometheus(t, addr)
 

@@ -8,7 +8,8 @@ import (
 
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testdemo"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 )
 
 // per is docs/metrics.md's label set of per-series metrics, less the optional ones.
@@ -59,7 +60,7 @@ var designMetrics = map[string][]string{
 // package prometheus): names, units, HELP, counter suffixes. It must print nothing.
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := testproc.NeedBinary(t, "promtool", "prometheus")
-	l, m := exportertest.DemoSource(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
+	l, m := testdemo.Source(t, func(src exporter.Source) *exporter.Metrics { return exportertest.NewMetrics(t, src) })
 	w := do(t, NewServer(ServerOptions{Source: l, Metrics: m.Registry()}).Handler(), "GET", "/metrics", nil)
 	if w.Code != 200 {
 		t.Fatalf("/metrics: %d", w.Code)

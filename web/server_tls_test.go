@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/exporter/exportertest"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 	"golang.org/x/crypto/bcrypt"
 )
 

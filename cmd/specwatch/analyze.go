@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -124,41 +123,22 @@ func runAnalyze(cfg analyzeConfig, since, until, tz, start string, paths []strin
 	case len(paths) == 0:
 		paths = []string{"-"}
 	}
-	// An input that cannot be read (a directory, a file deleted meanwhile) is named and skipped:
-	// the report covers the others, and the exit status says one failed.
-	var failed []error
-	for _, p := range paths {
-		if err := a.File(p); err != nil {
-			fmt.Fprintf(stderr, "specwatch analyze: %v (skipped)\n", err)
-			failed = append(failed, err)
-		}
+	failed, err := a.Files(paths, func(err error) { fmt.Fprintf(stderr, "specwatch analyze: %v (skipped)\n", err) })
+	if err != nil {
+		return err
 	}
-	if len(paths) > 0 && len(failed) == len(paths) {
-		return fmt.Errorf("no input could be read: %w", errors.Join(failed...))
+	v, _ := buildVersion()
+	if err := a.Write(stdout, cfg.format, report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v}); err != nil {
+		return err
 	}
-	var err error
-	if cfg.format == "html" {
-		v, _ := buildVersion()
-		err = report.WritePage(stdout, a.Report(), a.Plots(),
-			report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v})
-	} else {
-		err = writeReport(stdout, cfg.format, a.Report())
+	if failed > 0 {
+		return fmt.Errorf("%d of %d inputs could not be read (named above); the report covers the others", failed, len(paths))
 	}
-	if err == nil && len(failed) > 0 {
-		err = fmt.Errorf("%d of %d inputs could not be read (named above); the report covers the others", len(failed), len(paths))
-	}
-	return err
+	return nil
 }
 
 // analysis is the analysis the flags describe; its notes go to stderr.
 func (c *analyzeConfig) analysis(stderr io.Writer) *analyze.Analysis {
 	return analyze.New(analyze.Options{MaxSeries: c.maxSeries, Location: c.loc, Since: c.since, Until: c.until,
 		StartTime: c.startTime, Note: func(msg string) { fmt.Fprintf(stderr, "specwatch analyze: %s\n", msg) }})
-}
-
-func writeReport(w io.Writer, format string, r model.Report) error {
-	if format == "json" {
-		return report.WriteJSON(w, r, report.JSONOptions{Indent: "  "})
-	}
-	return report.WriteText(w, r)
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 )
@@ -52,40 +49,3 @@ func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application
 	}
 	return app, actions
 }
-
-// given records which flags the command line set, by their current name, so that a flag
-// overrides its config key only when given (kingpin's defaults are for the help text).
-type given map[string]bool
-
-// mark is a flag's action that records it as given.
-func (g given) mark(name string) kingpin.Action {
-	return func(*kingpin.ParseContext) error { g[name] = true; return nil }
-}
-
-// nonNegative is a float flag's check.
-func nonNegative(name string, v *float64) kingpin.Action {
-	return func(*kingpin.ParseContext) error {
-		if *v < 0 {
-			return fmt.Errorf("--%s %s: must not be negative", name, strconv.FormatFloat(*v, 'g', -1, 64))
-		}
-		return nil
-	}
-}
-
-// duration is a time.Duration flag whose error names the flag and says what it wants
-// ("--push.interval 5: want a duration such as 15s, 2m or 1h", not time's "missing unit").
-type duration struct {
-	name string
-	d    *time.Duration
-}
-
-func (v duration) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("--%s %s: want a duration such as 15s, 2m or 1h", v.name, s)
-	}
-	*v.d = d
-	return nil
-}
-
-func (v duration) String() string { return v.d.String() }

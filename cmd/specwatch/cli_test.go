@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/cliargs"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // TestHelpEverywhere: --help and `help COMMAND` work for every command, exit 0 on standard
@@ -59,7 +60,7 @@ func TestOldNamesRefused(t *testing.T) {
 
 // TestRelativeSince: "--since -2h" is a relative time, not a flag.
 func TestRelativeSince(t *testing.T) {
-	if got := joinNegative([]string{"analyze", "--since", "-2h", "-", "--until", "-30m", "--format", "json"}); strings.Join(got, " ") != "analyze --since=-2h - --until=-30m --format json" {
+	if got := cliargs.JoinNegative([]string{"analyze", "--since", "-2h", "-", "--until", "-30m", "--format", "json"}); strings.Join(got, " ") != "analyze --since=-2h - --until=-30m --format json" {
 		t.Errorf("joinNegative: %q", got)
 	}
 	if _, stderr, code := runCmd(t, "analyze", "--since", "-2h", "/dev/null"); code != 0 {

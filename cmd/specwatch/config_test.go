@@ -38,10 +38,10 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 		t.Errorf("empty file: %v %+v", err, empty)
 	}
 	var f runFlags
-	f.set = given{"web.listen-address": true}
-	f.listen = "127.0.0.1:1"
-	f.units = []string{"a.service", "b.service"}
-	f.pushLabels = []string{"host=gpu07"}
+	f.Given = map[string]bool{"web.listen-address": true}
+	f.Listen = "127.0.0.1:1"
+	f.Units = []string{"a.service", "b.service"}
+	f.PushLabels = []string{"host=gpu07"}
 	if err := f.apply(&cfg); err != nil {
 		t.Fatal(err)
 	}

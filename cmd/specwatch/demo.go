@@ -6,13 +6,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/daemon"
 	"github.com/specwatch/specwatch/demo"
-	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/internal/cliargs"
 )
 
 // demoOptions are demo's flags.
@@ -36,7 +34,7 @@ func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	c.Flag("speed", "replay speed: recorded seconds per second (default: "+demoSpeedHelp()+"; 0: as fast as possible, tour only)").
 		PlaceHolder("X").Action(func(ctx *kingpin.ParseContext) error {
 		o.speedGiven = true
-		return nonNegative("speed", &o.speed)(ctx)
+		return cliargs.NonNegative("speed", &o.speed)(ctx)
 	}).Float64Var(&o.speed)
 	return func(ctx context.Context, stdout, stderr io.Writer) error {
 		return runDemo(ctx, *o, stdout, stderr)
@@ -69,7 +67,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("--scenario %q: want one of %v: %w", o.scenario, demo.Names(), errUsage)
 	}
 	if o.once {
-		return demoOnce(sc, o.format, stdout, stderr)
+		return demo.Once(sc, o.format == "json", stdout, func(msg string) { fmt.Fprintf(stderr, "specwatch demo: %s\n", msg) })
 	}
 	speed := sc.Speed
 	if o.speedGiven {
@@ -78,77 +76,11 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	if speed == 0 && sc.WallClock {
 		return fmt.Errorf("--speed 0 with --scenario %s: its lines are stamped with the wall clock as they are replayed, so it needs a pace (1: real time): %w", sc.Name, errUsage)
 	}
-	cfg := config.Default()
-	cfg.Listen = o.listen
-	if !sc.WallClock {
-		// The replay's times are the simulation's, not the clock's: against the clock every
-		// series would look silent for days and leave /metrics.
-		cfg.Model.ExpireAfter = 0
-	}
-	log, _, err := newLogger("info", "auto", stderr)
+	log, _, err := daemon.NewLogger("info", "auto", stderr)
 	if err != nil {
 		return err
-	}
-	if sc.Scrape {
-		stopMetrics, err := demo.StartMetrics(&cfg, time.Now)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
 	}
 	v, rev := buildVersion()
-	d, err := daemon.New(daemon.Options{Config: cfg, Log: log, Live: sc.WallClock, Title: "specwatch demo", Version: v, Revision: rev})
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	base := "http://" + d.Addr()
-	pace := fmt.Sprintf("at %gx", speed)
-	switch {
-	case speed == 0:
-		pace = "as fast as possible"
-	case speed == 1:
-		pace = "in real time"
-	}
-	fmt.Fprintln(stdout, sc.Banner(pace))
-	fmt.Fprintf(stdout, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, exitOnSignalHint())
-	return d.Serve(ctx, func(ctx context.Context) error {
-		if sc.Scrape {
-			stopScrape, err := d.StartScrape(ctx)
-			if err != nil {
-				return err
-			}
-			defer stopScrape()
-		}
-		src, closer := sc.Source(speed, time.Now, sleepCtx(ctx))
-		defer closer.Close()
-		return d.Pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
-	})
-}
-
-// demoOnce analyses one pass of the scenario, as `analyze` would its log.
-func demoOnce(sc demo.Scenario, format string, stdout, stderr io.Writer) error {
-	cfg := analyzeConfig{format: format, loc: time.UTC}
-	if cfg.format != "text" && cfg.format != "json" {
-		return fmt.Errorf("--format %q: want text or json: %w", cfg.format, errUsage)
-	}
-	src := sc.Log()
-	defer src.Close()
-	a := cfg.analysis(stderr)
-	if err := a.Read(src, "demo", 2026); err != nil {
-		return err
-	}
-	return writeReport(stdout, cfg.format, a.Report())
-}
-
-// sleepCtx sleeps, but no longer than ctx lives.
-func sleepCtx(ctx context.Context) func(time.Duration) {
-	return func(d time.Duration) {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-	}
+	return demo.Run(ctx, demo.RunOptions{Scenario: sc, Speed: speed, Listen: o.listen, Log: log, Version: v, Revision: rev,
+		Out: stdout, Hint: exitOnSignalHint()})
 }

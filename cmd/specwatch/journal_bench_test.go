@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // BenchmarkRunWriteToMetrics measures the latency from a journal write to the sample being

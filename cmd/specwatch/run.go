@@ -5,13 +5,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 	sddaemon "github.com/coreos/go-systemd/v22/daemon"
-	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/daemon"
 )
@@ -34,9 +31,8 @@ func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	daemonGC()
-	daemonProcs()
-	log, level, err := newLogger(cfg.Log.Level, cfg.Log.Format, stderr)
+	daemon.TuneRuntime()
+	log, level, err := daemon.NewLogger(cfg.Log.Level, cfg.Log.Format, stderr)
 	if err != nil {
 		return err
 	}
@@ -46,7 +42,7 @@ func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	go reloadLoop(ctx, d, hup, f, level)
+	go d.ReloadOn(ctx, hup, f.load, level)
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).Strs("containers", cfg.Journal.Containers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", d.Resumes()).Msg("specwatch starting" + exitOnSignalHint())
 	// Ready for systemd (Type=notify): listening, and SIGHUP handled, so a reload systemd holds
@@ -59,55 +55,10 @@ func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	return d.Run(ctx)
 }
 
-// reloadLoop applies SIGHUP: re-read the file and flags, validate, and on success switch the
-// parts that can change live (log level, aliases and rules, model thresholds); on failure keep
-// everything as it was and say why. Journal matches, listen address, state directory and push
-// target need a restart, and the log says so.
-func reloadLoop(ctx context.Context, d *daemon.Daemon, hup <-chan os.Signal, f *runFlags, level *levelWriter) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-		}
-		cfg, err := f.load()
-		if err != nil {
-			d.ReloadFailed(err)
-			continue
-		}
-		if lvl, err := zerolog.ParseLevel(cfg.Log.Level); err == nil { // validated
-			level.SetLevel(lvl)
-		}
-		d.Reload(cfg)
-	}
-}
-
 // exitOnSignalHint tells a user at a terminal how to stop; under systemd it says nothing.
 func exitOnSignalHint() string {
 	if os.Getenv("INVOCATION_ID") != "" {
 		return ""
 	}
 	return " (Ctrl-C to stop)"
-}
-
-// daemonGC collects garbage at 50 % heap growth instead of Go's 100 %, unless GOGC says
-// otherwise. The daemon allocates little once running (a handful of collections a minute at
-// 2,000 lines/s), so the extra collections cost no measurable CPU, and the peak heap is 2 MB
-// smaller (live benchmark: RssAnon 10.2 → 8.1 MB): a sidecar on a GPU host should stay small.
-func daemonGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
-}
-
-// daemonProcs runs the daemon's Go code on one P unless GOMAXPROCS says otherwise. Its work is
-// one pipeline goroutine (which reads the journal, or hands sdjournal's reads to its thread) and
-// the HTTP handlers; a second P added hand-offs between threads, not throughput. Live
-// benchmark, ten alternated 30 s runs each (one P vs two): peak RssAnon 6.0-6.2 vs 7.9-8.3 MB,
-// p99 write → /metrics median 35 vs 43 ms, above the 50 ms target in 0 vs 3 runs; CPU median
-// 2.85 vs 2.72 % of a core, inside the runs' spread (2.3-3.4 % either way).
-func daemonProcs() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 }

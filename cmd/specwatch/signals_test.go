@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
 )
 
 // procState polls cond on /proc/PID/<file> until it holds (the process has reached the point

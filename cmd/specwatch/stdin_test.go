@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/cliargs"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 	"github.com/specwatch/specwatch/model"
 )
 
@@ -19,7 +20,7 @@ import (
 // is a flag's value or already after "--" is left where it is.
 func TestStdinDash(t *testing.T) {
 	app, _ := newApp(io.Discard, io.Discard, func(int) {})
-	takes := valueFlags(app.Model())
+	takes := cliargs.ValueFlags(app.Model())
 	for _, c := range []struct{ in, want string }{
 		{"analyze -", "analyze -- -"},
 		{"analyze - --format json", "analyze --format json -- -"},
@@ -35,7 +36,7 @@ func TestStdinDash(t *testing.T) {
 		{"-", "-"}, // the command's name: kingpin refuses it
 	} {
 		in := strings.Fields(c.in)
-		if got := strings.Join(stdinDash(in, takes), " "); got != c.want {
+		if got := strings.Join(cliargs.StdinDash(in, takes), " "); got != c.want {
 			t.Errorf("stdinDash(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

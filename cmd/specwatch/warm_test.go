@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/sim"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // The journal file's incompatible flags (systemd.io/JOURNAL_FILE_FORMAT), as package native

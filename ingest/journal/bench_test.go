@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // benchUnits share the benchmark journal round-robin: reading one of them reads a quarter.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // containerLine sends entry i as Docker's journald driver would for container i%4: every

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testtmpfs"
+	"github.com/specwatch/specwatch/internal/testkit/testtmpfs"
 )
 
 func TestCursorStoreRoundTrip(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 var errGaveUp = errors.New("ingest: giving up after 10 attempts: moving to the next entry: bad message")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestJournalDamagedFiles: a directory with a good journal file, a truncated one, one that

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // The warm-up window is the matched entries from the cursor's time minus the span up to and

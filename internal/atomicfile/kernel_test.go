@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testproc"
-	"github.com/specwatch/specwatch/internal/testtmpfs"
+	"github.com/specwatch/specwatch/internal/testkit/testproc"
+	"github.com/specwatch/specwatch/internal/testkit/testtmpfs"
 )
 
 // helperEnv makes the test binary a process that does one Write of its value (a path) and

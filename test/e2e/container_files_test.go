@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testpodman"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testpodman"
 )
 
 // -update rewrites testdata/podman-k8s-file/ and testdata/docker-json-file/ from the runs

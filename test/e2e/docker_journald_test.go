@@ -3,9 +3,9 @@ package e2e
 import (
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testjournal"
-	"github.com/specwatch/specwatch/internal/testpodman"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testpodman"
 )
 
 // TestDockerJournaldTwoContainers is TestPodmanJournaldTwoContainers with Debian's docker.io:

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // TestFilesPodmanRotation follows a real container's CRI log as conmon writes it (Podman's

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // TestFilesExactlyOnce follows a file written at 1,000 lines/s and rotated every second —

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testjournal"
-	"github.com/specwatch/specwatch/internal/testpodman"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testpodman"
 )
 
 // TestPodmanJournaldTwoContainers is the two-engines case with real parts: two

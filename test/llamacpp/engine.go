@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/internal/deathsig"
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // Env is a prepared engine: the chroot holding llama-server and the models in it.

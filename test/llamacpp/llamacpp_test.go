@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 	"github.com/specwatch/specwatch/model"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // unit is the systemd unit the engine's output is written under in the private journal.

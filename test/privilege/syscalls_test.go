@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // syscallSet expands a systemd system-call group (@system-service) into names, recursively.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // TestMain removes the specwatch binary testharness.BuildSpecwatch built.

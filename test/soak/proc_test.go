@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // procMem reads a process's memory (kB → bytes) and its open fds and threads from /proc.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // soakVM is a real VictoriaMetrics receiving specwatch's push, stopped and started again on

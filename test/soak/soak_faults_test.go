@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // The soak's faults. Each runs on the test goroutine at a random moment of the replay and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 )
 
 // writeReport renders the soak's account as Markdown: the totals, one row per fault, the

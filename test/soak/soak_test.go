@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testharness"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestSoak is production in an afternoon: a private journald receiving a simulated 4-rank

@@ -10,7 +10,7 @@ import (
 
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestJournalctlLargeFields: fields of 2 MiB and a 16 MiB binary one (journalctl writes it in

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // remoteExport writes n entries of journal export text with what tripped readers before: two

@@ -12,7 +12,7 @@ import (
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 	"github.com/specwatch/specwatch/ingest/journal/sdjournal"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestNativeMatchesSDJournal: on a real journald's files (three of them after two rotations;

@@ -12,7 +12,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestJournalRecycle: the sdjournal handle is closed and reopened every recycleFollow entries

@@ -17,7 +17,7 @@ import (
 	"github.com/specwatch/specwatch/ingest/journal/backend"
 	"github.com/specwatch/specwatch/ingest/journal/internal/journaltest"
 	"github.com/specwatch/specwatch/ingest/journal/journalctl"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // TestSDJournalFastPath: this backend and the journalctl backend read the testdata journal

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/internal/testjournal"
+	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
 // ReadN reads exactly n entries, failing if they do not arrive before timeout (a deadline on

@@ -7,7 +7,7 @@
 // unlimited ulimits, so both are set.
 //
 // The journald log driver is conmon calling sd_journal_sendv on /run/systemd/journal/socket.
-// To send that to a test's private journald (internal/testjournal) instead of the host's,
+// To send that to a test's private journald (internal/testkit/testjournal) instead of the host's,
 // podman runs in a mount namespace of its own where that journald's socket directory is bound
 // over /run/systemd/journal; conmon and runc inherit it.
 //

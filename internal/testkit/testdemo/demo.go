@@ -1,4 +1,6 @@
-package exportertest
+// Package testdemo is the demo data as the exporter's and the web server's tests replay it:
+// parsed samples, a pipeline that followed it with a journal reader's counters, and loops.
+package testdemo
 
 import (
 	"bytes"
@@ -18,10 +20,10 @@ import (
 	"github.com/specwatch/specwatch/sim"
 )
 
-// DemoSamples runs the demo scenario through ingest and parse as `specwatch analyze` does
-// (cmd/specwatch/analyze.go) and returns every resolved line: matched samples and malformed
+// Samples runs the demo scenario through ingest and parse as `specwatch analyze` does
+// (package analyze) and returns every resolved line: matched samples and malformed
 // ones, with results, deep-copied so that they can be replayed into any number of Sets.
-func DemoSamples(tb testing.TB) ([]parse.Sample, []parse.Result) {
+func Samples(tb testing.TB) ([]parse.Sample, []parse.Result) {
 	tb.Helper()
 	sc := sim.Demo(1)
 	pr, pw := io.Pipe()
@@ -74,10 +76,10 @@ func (demoJournal) Stats() journal.Stats {
 
 func (demoJournal) Close() error { return nil }
 
-// DemoSource is a live pipeline.State that followed the demo data (as `journalctl -o export`
+// Source is a live pipeline.State that followed the demo data (as `journalctl -o export`
 // writes it, the daemon's demo input) to its end through the pipeline, with journal counters,
 // and the metrics m builds over it (m may return nil), the journal's own registered on them.
-func DemoSource(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipeline.State, *exporter.Metrics) {
+func Source(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipeline.State, *exporter.Metrics) {
 	tb.Helper()
 	var buf bytes.Buffer
 	sc := sim.Demo(1)
@@ -134,7 +136,7 @@ type SampleLoop struct {
 	shift, span int64
 }
 
-// NewSampleLoop loops over samples (DemoSamples' output).
+// NewSampleLoop loops over samples (Samples' output).
 func NewSampleLoop(samples []parse.Sample, res []parse.Result) *SampleLoop {
 	var first, last int64
 	for i := range samples {

@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// RepoRoot is the module root (this file is internal/testharness/harness.go).
+// RepoRoot is the module root (this file is internal/testkit/testharness/harness.go).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
@@ -32,7 +32,7 @@ func RepoRoot(t testing.TB) string {
 	return root(file)
 }
 
-func root(file string) string { return filepath.Dir(filepath.Dir(filepath.Dir(file))) }
+func root(file string) string { return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file)))) }
 
 // DeployPath is a path under deploy/.
 func DeployPath(t testing.TB, parts ...string) string {

@@ -1,0 +1,102 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specwatch/specwatch/analyze"
+	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/daemon"
+	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/report"
+)
+
+// RunOptions are what `specwatch demo` was asked for; cmd checks them.
+type RunOptions struct {
+	Scenario Scenario
+	// Speed is recorded seconds per second; 0 is as fast as possible, which a scenario
+	// stamped with the wall clock cannot do.
+	Speed             float64
+	Listen            string
+	Log               zerolog.Logger
+	Version, Revision string
+	Out               io.Writer // the banner and the addresses
+	Hint              string    // printed after the addresses: how to stop
+}
+
+// Run serves the daemon on the scenario's replay until ctx ends.
+func Run(ctx context.Context, o RunOptions) error {
+	sc := o.Scenario
+	cfg := config.Default()
+	cfg.Listen = o.Listen
+	if !sc.WallClock {
+		// The replay's times are the simulation's, not the clock's: against the clock every
+		// series would look silent for days and leave /metrics.
+		cfg.Model.ExpireAfter = 0
+	}
+	if sc.Scrape {
+		stopMetrics, err := StartMetrics(&cfg, time.Now)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
+	d, err := daemon.New(daemon.Options{Config: cfg, Log: o.Log, Live: sc.WallClock, Title: "specwatch demo", Version: o.Version, Revision: o.Revision})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	base := "http://" + d.Addr()
+	pace := fmt.Sprintf("at %gx", o.Speed)
+	switch o.Speed {
+	case 0:
+		pace = "as fast as possible"
+	case 1:
+		pace = "in real time"
+	}
+	fmt.Fprintln(o.Out, sc.Banner(pace))
+	fmt.Fprintf(o.Out, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, o.Hint)
+	return d.Serve(ctx, func(ctx context.Context) error {
+		if sc.Scrape {
+			stopScrape, err := d.StartScrape(ctx)
+			if err != nil {
+				return err
+			}
+			defer stopScrape()
+		}
+		src, closer := sc.Source(o.Speed, time.Now, sleepCtx(ctx))
+		defer closer.Close()
+		return d.Pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
+	})
+}
+
+// Once analyses one pass of the scenario, as `analyze` would its log, and writes the report as
+// text or JSON; note receives analyze's notes.
+func Once(sc Scenario, json bool, w io.Writer, note func(string)) error {
+	src := sc.Log()
+	defer src.Close()
+	a := analyze.New(analyze.Options{Location: time.UTC, Note: note})
+	if err := a.Read(src, "demo", 2026); err != nil {
+		return err
+	}
+	if json {
+		return report.WriteJSON(w, a.Report(), report.JSONOptions{Indent: "  "})
+	}
+	return report.WriteText(w, a.Report())
+}
+
+// sleepCtx sleeps, but no longer than ctx lives.
+func sleepCtx(ctx context.Context) func(time.Duration) {
+	return func(d time.Duration) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+}
