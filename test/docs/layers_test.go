@@ -21,7 +21,7 @@ var layerRules = []struct {
 	{"parse", "turns lines into samples", []string{"model", "pipeline", "exporter", "web", "report", "daemon", "cmd"}},
 	{"ingest", "reads inputs", []string{"model", "pipeline", "exporter", "web", "report", "daemon", "cmd"}},
 	{"pipeline", "feeds the model", []string{"exporter", "web", "report", "daemon", "cmd"}},
-	{"config", "is read by cmd and daemon", []string{"ingest", "pipeline", "exporter", "web", "report", "daemon", "cmd"}},
+	{"config", "builds the libraries' options, under cmd and daemon", []string{"pipeline", "exporter", "web", "report", "daemon", "cmd"}},
 }
 
 // TestLayers: no package imports a later stage, no library imports a test kit, and the leaf
