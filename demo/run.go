@@ -74,19 +74,16 @@ func Run(ctx context.Context, o RunOptions) error {
 	})
 }
 
-// Once analyses one pass of the scenario, as `analyze` would its log, and writes the report as
-// text or JSON; note receives analyze's notes.
-func Once(sc Scenario, json bool, w io.Writer, note func(string)) error {
+// Once analyses one pass of the scenario, as `analyze` would its log, and writes the report in
+// format ("text" or "json"); note receives analyze's notes.
+func Once(sc Scenario, format string, w io.Writer, note func(string)) error {
 	src := sc.Log()
 	defer src.Close()
 	a := analyze.New(analyze.Options{Location: time.UTC, Note: note})
 	if err := a.Read(src, "demo", 2026); err != nil {
 		return err
 	}
-	if json {
-		return report.WriteJSON(w, a.Report(), report.JSONOptions{Indent: "  "})
-	}
-	return report.WriteText(w, a.Report())
+	return a.Write(w, format, report.PageOptions{})
 }
 
 // sleepCtx sleeps, but no longer than ctx lives.

@@ -67,7 +67,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("--scenario %q: want one of %v: %w", o.scenario, demo.Names(), errUsage)
 	}
 	if o.once {
-		return demo.Once(sc, o.format == "json", stdout, func(msg string) { fmt.Fprintf(stderr, "specwatch demo: %s\n", msg) })
+		return demo.Once(sc, o.format, stdout, func(msg string) { fmt.Fprintf(stderr, "specwatch demo: %s\n", msg) })
 	}
 	speed := sc.Speed
 	if o.speedGiven {
