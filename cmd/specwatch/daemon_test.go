@@ -60,11 +60,11 @@ func startProc(t testing.TB, args ...string) *proc {
 		}
 		p.done <- p.cmd.Wait()
 	}()
+	// The cleanup waits on done (wait puts the exit back) rather than reading the
+	// ProcessState that Wait writes.
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			<-p.done
-		}
+		p.cmd.Process.Kill()
+		p.wait()
 	})
 	return p
 }
@@ -84,8 +84,14 @@ func (p *proc) url(path string) string {
 // stop kills the process and waits for it.
 func (p *proc) stop() {
 	p.cmd.Process.Kill()
-	<-p.done
-	p.done <- nil
+	p.wait()
+}
+
+// wait returns the process's exit, leaving it in done for the next wait and the cleanup.
+func (p *proc) wait() error {
+	err := <-p.done
+	p.done <- err
+	return err
 }
 
 func (p *proc) logs() string {
@@ -150,7 +156,7 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 		}
 	}
 	write("log:\n  level: info\n")
-	p := startRun(t, "--config.file", cfgPath, "--journal.directory", dir, "--since", "2026-11-20", "--state.directory", state)
+	p := startRun(t, "--config.file", cfgPath, "--journal.directory", dir, "--journal.since", "2026-11-20", "--state.directory", state)
 	eventually(t, "ready", func() bool {
 		return get(p.url("/-/ready")) != "" && strings.Contains(get(p.url("/metrics")), `specwatch_lines_total{result="matched"} 5191`)
 	})
@@ -180,7 +186,7 @@ func TestRunReloadKeepsRunningConfigOnError(t *testing.T) {
 
 	// SIGTERM: graceful exit, with the cursor of the last entry saved.
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	if err := <-p.done; err != nil {
+	if err := p.wait(); err != nil {
 		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.logs())
 	}
 	cur, err := os.ReadFile(filepath.Join(state, "journal.cursor"))

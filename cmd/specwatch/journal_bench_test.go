@@ -47,7 +47,7 @@ func BenchmarkRunCatchUp(b *testing.B) {
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		t0 := time.Now()
-		p := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", b.TempDir(), "--since", "2000-01-01")
+		p := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", b.TempDir(), "--journal.since", "2000-01-01")
 		for {
 			if v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`); v == n {
 				break

@@ -92,11 +92,11 @@ func TestRunResumesExactlyAfterKills(t *testing.T) {
 	var cursors []string
 	var midStream int
 	for k := 0; k < kills; k++ {
-		p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
+		p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", state, "--journal.since", "2000-01-01")
 		p.url("/")
 		time.Sleep(time.Duration(300+rng.IntN(2000)) * time.Millisecond) // a random moment, flushes included
 		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
+		p.wait()
 		c, _ := os.ReadFile(filepath.Join(state, "journal.cursor"))
 		cursors = append(cursors, string(c))
 		select {

@@ -25,12 +25,12 @@ func BenchmarkRunWarmRestart(b *testing.B) {
 		e.Time = end.Add(-3 * time.Hour).Add(time.Duration(i) * 3 * time.Hour / n)
 		e.Host, e.Unit, e.Identifier, e.Message = "gpu07", unit, "python3", decodeLine(i+1)
 	})
-	first := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
+	first := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--journal.since", "2000-01-01")
 	for !ready(first.url("/-/ready")) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	first.cmd.Process.Signal(syscall.SIGTERM)
-	<-first.done
+	first.wait()
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		t0 := time.Now()
@@ -59,6 +59,6 @@ func BenchmarkRunWarmRestart(b *testing.B) {
 			}
 		}
 		p.cmd.Process.Signal(syscall.SIGTERM)
-		<-p.done
+		p.wait()
 	}
 }

@@ -130,7 +130,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	whole := t.TempDir()
 	buildJournal(t, whole, "a.journal", entries[:half])
 	buildJournal(t, whole, "b.journal", entries[half:])
-	d0 := startRun(t, "--journal.directory", whole, "--journal.unit", unit, "--state.directory", t.TempDir(), "--since", "2000-01-01")
+	d0 := startRun(t, "--journal.directory", whole, "--journal.unit", unit, "--state.directory", t.TempDir(), "--journal.since", "2000-01-01")
 	eventually(t, "the uninterrupted daemon caught up", func() bool { return ready(d0.url("/-/ready")) })
 	all, want := d0.counts(t), firstRaise(d0.report(t))
 	d0.stop()
@@ -141,11 +141,11 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	// Interrupted: the first half, a clean stop (SIGTERM), a restart, then the second half.
 	dir, state := t.TempDir(), t.TempDir()
 	buildJournal(t, dir, "a.journal", entries[:half])
-	d1 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--since", "2000-01-01")
+	d1 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--journal.since", "2000-01-01")
 	eventually(t, "the first daemon caught up", func() bool { return ready(d1.url("/-/ready")) })
 	first := d1.counts(t)
 	d1.cmd.Process.Signal(syscall.SIGTERM)
-	if err := <-d1.done; err != nil {
+	if err := d1.wait(); err != nil {
 		t.Fatalf("first daemon: %v\n%s", err, d1.logs())
 	}
 	cold := t.TempDir() // the same cursor, for a restart without warm-up
