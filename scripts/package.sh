@@ -41,13 +41,14 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 export VERSION ARCH SOURCE_DATE_EPOCH
 
 REVISION=${REVISION:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+BUILDINFO=github.com/specwatch/specwatch/internal/buildinfo
 echo "building specwatch $VERSION ($ARCH, $REVISION)" >&2
 # What Debian's policy and lintian ask of a binary: position-independent (-buildmode=pie),
 # full RELRO and BIND_NOW, stripped (-s -w: no symbol table, no DWARF; a panic's stack trace
 # keeps its function names and lines, which come from Go's own tables), and a GNU build id
 # (-B gobuildid, derived from Go's build id, so a rebuild of the same source gets the same one).
 CGO_ENABLED=1 GOARCH=$ARCH go build -trimpath -buildmode=pie \
-	-ldflags "-s -w -B gobuildid -X main.version=$VERSION -X main.revision=$REVISION -extldflags '-Wl,-z,relro,-z,now'" \
+	-ldflags "-s -w -B gobuildid -X $BUILDINFO.version=$VERSION -X $BUILDINFO.revision=$REVISION -extldflags '-Wl,-z,relro,-z,now'" \
 	-o "$DIST/build/specwatch" ./cmd/specwatch
 # The binary links libc through cgo: depend on the newest glibc symbol version it uses, as
 # dpkg-shlibdeps would (libsystemd0 is for the sd-journal backend).
@@ -69,7 +70,7 @@ LIBC_DEPENDS="libc6 (>= $glibc)"
 gzip -9n -c "$DIST/build/changelog" >"$DIST/build/changelog.gz"
 # The man page and shell completion, generated from the flag definitions by a build for this
 # machine (the package's binary may be for another architecture).
-CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$VERSION" -o "$DIST/build/specwatch-gen" ./cmd/specwatch
+CGO_ENABLED=0 go build -trimpath -ldflags "-X $BUILDINFO.version=$VERSION" -o "$DIST/build/specwatch-gen" ./cmd/specwatch
 "$DIST/build/specwatch-gen" --help-man | gzip -9n >"$DIST/build/specwatch.1.gz"
 "$DIST/build/specwatch-gen" --completion-script-bash >"$DIST/build/specwatch.bash"
 "$DIST/build/specwatch-gen" --completion-script-zsh >"$DIST/build/_specwatch"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/specwatch/specwatch/internal/buildinfo"
 )
 
 // The command line is kingpin's, the parser node_exporter, Prometheus and Alertmanager use, so
@@ -38,11 +39,7 @@ func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application
 	app := kingpin.New("specwatch", "Watches LLM speculative-decoding services (SGLang, vLLM, llama.cpp, TensorRT-LLM) and explains, in numbers, why decode throughput is what it is.")
 	app.UsageWriter(stdout).ErrorWriter(stderr).Terminate(terminate)
 	app.HelpFlag.Short('h')
-	v, rev := buildVersion()
-	if rev != "" {
-		v += " (" + rev + ")"
-	}
-	app.Version("specwatch " + v)
+	app.Version(buildinfo.Line())
 	actions := map[string]action{}
 	for _, c := range commands {
 		actions[c.name] = c.define(app.Command(c.name, c.help), stderr)

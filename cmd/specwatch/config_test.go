@@ -37,12 +37,12 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 	if err != nil || empty.StateDir != "/var/lib/specwatch" {
 		t.Errorf("empty file: %v %+v", err, empty)
 	}
-	var f runFlags
+	var f config.Overrides
 	f.Given = map[string]bool{"web.listen-address": true}
 	f.Listen = "127.0.0.1:1"
 	f.Units = []string{"a.service", "b.service"}
 	f.PushLabels = []string{"host=gpu07"}
-	if err := f.apply(&cfg); err != nil {
+	if err := f.Apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Listen != "127.0.0.1:1" || len(cfg.Journal.Units) != 2 || cfg.Push.Labels["host"] != "gpu07" {
@@ -88,13 +88,13 @@ func TestCheckConfigHostile(t *testing.T) {
 // glob from the command line is refused naming the key.
 func TestContainerFlag(t *testing.T) {
 	parse := func(args ...string) (config.Config, error) {
-		var f runFlags
+		f := config.Overrides{Given: map[string]bool{}}
 		app := kingpin.New("t", "")
-		f.register(app.Command("run", ""))
+		addFlags(app.Command("run", ""), f.Flags(), f.Given)
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}
-		return f.load()
+		return f.Load()
 	}
 	cfg, err := parse("--journal.container", "sglang-*", "--journal.container", "vllm-[0-9]")
 	if err != nil || !slices.Equal(cfg.Journal.Containers, []string{"sglang-*", "vllm-[0-9]"}) {

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/daemon"
 	"github.com/specwatch/specwatch/demo"
+	"github.com/specwatch/specwatch/internal/buildinfo"
 	"github.com/specwatch/specwatch/internal/cliargs"
 )
 
@@ -27,7 +28,7 @@ type demoOptions struct {
 
 func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	o := &demoOptions{}
-	c.Flag("scenario", "what to replay: "+demoScenarioHelp()).Default(demo.Scenarios[0].Name).EnumVar(&o.scenario, demo.Names()...)
+	c.Flag("scenario", "what to replay: "+strings.Join(demo.Names(), ", ")+" (docs/configuration.md)").Default(demo.Scenarios[0].Name).EnumVar(&o.scenario, demo.Names()...)
 	c.Flag("once", "analyze the scenario's data once (one loop), print the report and exit").BoolVar(&o.once)
 	c.Flag("format", "with --once: text or json").Default("text").EnumVar(&o.format, "text", "json")
 	c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").StringVar(&o.listen)
@@ -39,18 +40,6 @@ func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	return func(ctx context.Context, stdout, stderr io.Writer) error {
 		return runDemo(ctx, *o, stdout, stderr)
 	}
-}
-
-func demoScenarioHelp() string {
-	var b strings.Builder
-	for i, s := range demo.Scenarios {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(s.Name)
-	}
-	b.WriteString(" (docs/configuration.md)")
-	return b.String()
 }
 
 func demoSpeedHelp() string {
@@ -80,7 +69,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	v, rev := buildVersion()
+	v, rev := buildinfo.Version()
 	return demo.Run(ctx, demo.RunOptions{Scenario: sc, Speed: speed, Listen: o.listen, Log: log, Version: v, Revision: rev,
 		Out: stdout, Hint: exitOnSignalHint()})
 }

@@ -10,24 +10,26 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	sddaemon "github.com/coreos/go-systemd/v22/daemon"
 
+	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/daemon"
+	"github.com/specwatch/specwatch/internal/buildinfo"
 )
 
 // defineRun declares run's flags; the action is the daemon: follow the journal exactly once,
 // forever.
 func defineRun(c *kingpin.CmdClause, _ io.Writer) action {
-	f := &runFlags{}
-	f.register(c)
+	f := &config.Overrides{Given: map[string]bool{}}
+	addFlags(c, f.Flags(), f.Given)
 	return func(ctx context.Context, _, stderr io.Writer) error { return runDaemon(ctx, f, stderr) }
 }
 
-func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
+func runDaemon(ctx context.Context, f *config.Overrides, stderr io.Writer) error {
 	// SIGHUP is queued from here on (internal/hupguard ignored it until now): one that arrives
 	// while the config is read is applied by the reload loop, not lost.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	cfg, err := f.load()
+	cfg, err := f.Load()
 	if err != nil {
 		return err
 	}
@@ -36,13 +38,13 @@ func runDaemon(ctx context.Context, f *runFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v, rev := buildVersion()
+	v, rev := buildinfo.Version()
 	d, err := daemon.New(daemon.Options{Config: cfg, Log: log, Live: true, Follow: true, Title: "specwatch", Version: v, Revision: rev})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	go d.ReloadOn(ctx, hup, f.load, level)
+	go d.ReloadOn(ctx, hup, f.Load, level)
 	log.Info().Strs("units", cfg.Journal.Units).Strs("identifiers", cfg.Journal.Identifiers).Strs("containers", cfg.Journal.Containers).
 		Str("journal_dir", cfg.Journal.Dir).Bool("resume", d.Resumes()).Msg("specwatch starting" + exitOnSignalHint())
 	// Ready for systemd (Type=notify): listening, and SIGHUP handled, so a reload systemd holds

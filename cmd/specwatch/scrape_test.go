@@ -21,14 +21,14 @@ import (
 
 func TestScrapeFlagReplacesTheList(t *testing.T) {
 	app := kingpin.New("t", "")
-	var f runFlags
-	f.register(app.Command("run", ""))
+	f := config.Overrides{Given: map[string]bool{}}
+	addFlags(app.Command("run", ""), f.Flags(), f.Given)
 	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:30000/metrics"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
 	cfg.Scrape = []config.ScrapeConfig{{URL: "http://127.0.0.1:1/metrics"}}
-	if err := f.apply(&cfg); err != nil {
+	if err := f.Apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
 	got, err := cfg.ScrapeTargets()
@@ -43,12 +43,12 @@ func TestScrapeFlagReplacesTheList(t *testing.T) {
 func TestScrapeLabelFlag(t *testing.T) {
 	load := func(args ...string) (config.Config, error) {
 		app := kingpin.New("t", "")
-		var f runFlags
-		f.register(app.Command("run", ""))
+		f := config.Overrides{Given: map[string]bool{}}
+		addFlags(app.Command("run", ""), f.Flags(), f.Given)
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}
-		return f.load()
+		return f.Load()
 	}
 	cfg, err := load("--scrape.url", "http://127.0.0.1:8080/metrics", "--scrape.label", "unit=llama-server.service", "--scrape.label", "host=gpu07")
 	if err != nil || len(cfg.Scrape) != 1 || fmt.Sprint(cfg.Scrape[0].Labels) != "map[host:gpu07 unit:llama-server.service]" {

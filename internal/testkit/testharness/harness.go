@@ -116,7 +116,7 @@ var specwatchBinary = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir
 	out := filepath.Join(dir, "specwatch")
-	return out, goBuild(out, "CGO_ENABLED=1", "-ldflags", "-X main.version=0.0.0~deploytest")
+	return out, goBuild(out, "CGO_ENABLED=1", "-ldflags", "-X github.com/specwatch/specwatch/internal/buildinfo.version=0.0.0~deploytest")
 })
 
 // BuildStatic builds specwatch with CGO_ENABLED=0 (the binary an image FROM scratch can run:
