@@ -14,6 +14,7 @@ import (
 
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Config is the daemon's configuration file. Flags override the file (cmd/specwatch).
@@ -300,7 +301,7 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 // "context", …), optionally with the unit the custom build prints: "step_seconds/ms".
 func aliasOf(v string) (parse.Alias, error) {
 	name, unit, _ := strings.Cut(v, "/")
-	f, ok := parse.FieldByName(name)
+	f, ok := sample.FieldByName(name)
 	if !ok {
 		return parse.Alias{}, fmt.Errorf("%q: unknown field %q (see parse/field.go for names)", v, name)
 	}
@@ -337,11 +338,11 @@ func (c *Config) ParseOptions() parse.Options {
 }
 
 func (r RuleConfig) compile() (parse.Rule, error) {
-	kind := parse.KindDecode
+	kind := sample.KindDecode
 	switch r.Kind {
 	case "", "decode":
 	case "spec":
-		kind = parse.KindSpec
+		kind = sample.KindSpec
 	default:
 		return parse.Rule{}, fmt.Errorf("kind %q: want decode or spec", r.Kind)
 	}

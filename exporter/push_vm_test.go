@@ -18,8 +18,8 @@ import (
 	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testkit/testdemo"
 	"github.com/specwatch/specwatch/internal/testkit/testproc"
-	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // vmOutage is how long VictoriaMetrics is down in TestVictoriaMetricsPush. The issue asks for
@@ -136,7 +136,7 @@ func TestVictoriaMetricsPush(t *testing.T) {
 	go func() {
 		defer close(done)
 		last := time.Now()
-		var s parse.Sample
+		var s sample.Sample
 		for {
 			select {
 			case <-stop:

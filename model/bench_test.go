@@ -7,26 +7,27 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
 // samplesOf parses a scenario once into samples whose byte slices stay valid (each line is its
 // own copy), so that the benchmark measures the model alone.
-func samplesOf(b *testing.B, sc sim.Scenario) []parse.Sample {
+func samplesOf(b *testing.B, sc sim.Scenario) []sample.Sample {
 	var buf bytes.Buffer
 	if _, err := sim.Generate(sc, &buf, nil); err != nil {
 		b.Fatal(err)
 	}
 	p := parse.NewParser(parse.Options{})
 	st := parse.NewStream(parse.StreamOptions{Year: 2026, Location: time.UTC})
-	var out []parse.Sample
+	var out []sample.Sample
 	sc2 := bufio.NewScanner(&buf)
 	for sc2.Scan() {
 		line := append([]byte(nil), sc2.Bytes()...)
-		var s parse.Sample
-		if p.Parse(line, &s) == parse.Matched {
+		var s parse.Record
+		if p.Parse(line, &s) == sample.Matched {
 			st.Resolve(0, nil, nil, &s)
-			out = append(out, s)
+			out = append(out, s.Sample)
 		}
 	}
 	return out
@@ -52,9 +53,9 @@ func BenchmarkModelObserve(b *testing.B) {
 // chatty corpus has them.
 func BenchmarkSetLookup(b *testing.B) {
 	set := NewSet(Options{})
-	var ss [4]parse.Sample
+	var ss [4]sample.Sample
 	for i := range ss {
-		ss[i] = parse.Sample{Engine: parse.EngineSGLang, Host: []byte("gpu07"), Unit: []byte("python3"),
+		ss[i] = sample.Sample{Engine: sample.EngineSGLang, Host: []byte("gpu07"), Unit: []byte("python3"),
 			Rank: []byte("DP" + string(rune('0'+i)) + " TP" + string(rune('0'+i)))}
 		set.lookup(&ss[i])
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Cardinality attack: a writer with access to the journal floods it with statistics lines
@@ -22,7 +23,7 @@ type flood struct {
 	p   *parse.Parser
 	st  *parse.Stream
 	buf []byte
-	s   parse.Sample
+	s   parse.Record
 }
 
 func newFlood() *flood {
@@ -47,12 +48,12 @@ func (f *flood) line(i int) []byte {
 // apply feeds line i to m and returns the series it landed in (nil when dropped).
 func (f *flood) apply(t testing.TB, m *Set, i int) *Series {
 	r := f.p.Parse(f.line(i), &f.s)
-	if r != parse.Matched {
+	if r != sample.Matched {
 		t.Fatalf("line %d: %v (%s)", i, r, f.s.Why)
 	}
 	f.st.Resolve(int64(1_795_000_000_000_000+i), nil, nil, &f.s)
 	m.Seen(f.s.Host, f.s.Unit, nil, f.s.Time)
-	return m.Apply(r, &f.s)
+	return m.Apply(r, &f.s.Sample)
 }
 
 func TestCardinalityFloodCapsSeries(t *testing.T) {
@@ -95,7 +96,7 @@ func TestCardinalityFloodCapsSeries(t *testing.T) {
 			// A malformed line of a series past the cap is counted as input, never as a series.
 			f.s.Reset()
 			f.s.Unit, f.s.Rank = []byte("fake-malformed.service"), []byte("TP99999")
-			m.Apply(parse.Malformed, &f.s)
+			m.Apply(sample.Malformed, &f.s.Sample)
 			if m.Len() != c.cap || m.Input().Malformed != 1 {
 				t.Errorf("malformed past the cap: %d series, %d malformed", m.Len(), m.Input().Malformed)
 			}

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // clockFeed is a live Set with one SGLang series (host h, unit u) whose lines arrive on the
 // daemon's clock.
 type clockFeed struct {
 	set   *Set
-	s     parse.Sample
+	s     parse.Record
 	warns int
 }
 
@@ -19,7 +20,7 @@ func newClockFeed(t *testing.T) *clockFeed {
 	t.Helper()
 	f := &clockFeed{set: NewSet(Options{Live: true, StaleAfter: 5 * time.Minute, ExpireAfter: 10 * time.Minute})}
 	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
-	if parse.NewParser(parse.Options{}).Parse(line, &f.s) != parse.Matched {
+	if parse.NewParser(parse.Options{}).Parse(line, &f.s) != sample.Matched {
 		t.Fatal(f.s.Why)
 	}
 	f.s.Host, f.s.Unit = []byte("h"), []byte("u")
@@ -30,7 +31,7 @@ func newClockFeed(t *testing.T) *clockFeed {
 func (f *clockFeed) line(stamp, now int64) *Series {
 	f.s.Time = stamp
 	f.set.Arrived(f.s.Host, f.s.Unit, nil, now)
-	se := f.set.Observe(&f.s)
+	se := f.set.Observe(&f.s.Sample)
 	if f.set.Heard(se, stamp, now) {
 		f.warns++
 	}
@@ -132,8 +133,8 @@ func TestLogClockStale(t *testing.T) {
 func TestLogClockScrapedSamplesAreHeard(t *testing.T) {
 	f := newClockFeed(t)
 	f.line(at(0), at(0))
-	m := f.s
-	m.Source = parse.SourceMetrics
+	m := f.s.Sample
+	m.Source = sample.SourceMetrics
 	for i := 15; i <= 20*60; i += 15 {
 		m.Time = at(time.Duration(i) * time.Second)
 		f.set.Observe(&m)

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/specwatch/specwatch/model/internal/explain"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 var sprintf = fmt.Sprintf
@@ -48,9 +48,9 @@ func (se *Series) stuckCheck(t int64, stuck bool, c float64, st stuckTest) {
 // checkConsistency tests the invariants a key=value or decode line can state by itself:
 // commit length = 1 + accepted depth (= 1 + accepted drafts), and, when the step is logged
 // beside the throughput, tok/s = commit × running / step.
-func (se *Series) checkConsistency(s *parse.Sample, commit float64, hasCommit bool) {
+func (se *Series) checkConsistency(s *sample.Sample, commit float64, hasCommit bool) {
 	o := se.opts
-	if d, ok := s.Get(parse.AcceptedDepth); ok {
+	if d, ok := s.Get(sample.AcceptedDepth); ok {
 		se.cur.depth, se.cur.has = d, se.cur.has|curDepth
 		if hasCommit {
 			se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
@@ -58,14 +58,14 @@ func (se *Series) checkConsistency(s *parse.Sample, commit float64, hasCommit bo
 					commit, d, math.Abs(commit-1-d))
 			})
 		}
-	} else if d, ok := s.Get(parse.AcceptedDrafts); ok && hasCommit {
+	} else if d, ok := s.Get(sample.AcceptedDrafts); ok && hasCommit {
 		se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
 			return sprintf("commit length %.2f but accepted drafts %.2f: commit should be drafts + 1", commit, d)
 		})
 	}
-	step, hasStep := s.Get(parse.StepSeconds)
-	tps, hasTPS := s.Get(parse.GenTPS)
-	running, hasRunning := s.Get(parse.Running)
+	step, hasStep := s.Get(sample.StepSeconds)
+	tps, hasTPS := s.Get(sample.GenTPS)
+	running, hasRunning := s.Get(sample.Running)
 	if hasStep && hasTPS && hasRunning && hasCommit && step > 0 && tps > 0 {
 		implied := commit * running / step
 		se.inconsistentCheck(s.Time, math.Abs(tps-implied)/tps > o.TPSTolerance, func() string {

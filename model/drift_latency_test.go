@@ -3,9 +3,9 @@ package model
 import (
 	"testing"
 
-	"github.com/specwatch/specwatch/parse"
 	"time"
 
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -60,7 +60,7 @@ func TestAcceptanceDriftLatency(t *testing.T) {
 func firstRaise(t *testing.T, sc sim.Scenario, from time.Time, kind AnomalyKind) (time.Duration, bool) {
 	t.Helper()
 	var at int64
-	run(t, sc, Options{}, func(se *Series, s *parse.Sample) {
+	run(t, sc, Options{}, func(se *Series, s *sample.Sample) {
 		if at == 0 && s.Time >= from.UnixNano() && se.Active(kind) {
 			at = s.Time
 		}

@@ -5,21 +5,22 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // expirySet is a live Set with one SGLang series of host h, unit u, sampled at t0.
-func expirySet(t *testing.T, o Options) (*Set, *Series, *parse.Sample) {
+func expirySet(t *testing.T, o Options) (*Set, *Series, *sample.Sample) {
 	t.Helper()
 	o.Live = true
 	set := NewSet(o)
-	var s parse.Sample
+	var s parse.Record
 	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
-	if parse.NewParser(parse.Options{}).Parse(line, &s) != parse.Matched {
+	if parse.NewParser(parse.Options{}).Parse(line, &s) != sample.Matched {
 		t.Fatal(s.Why)
 	}
 	s.Time, s.Host, s.Unit = t0, []byte("h"), []byte("u")
 	set.Seen(s.Host, s.Unit, nil, t0)
-	return set, set.Observe(&s), &s
+	return set, set.Observe(&s.Sample), &s.Sample
 }
 
 var t0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
@@ -79,7 +80,7 @@ func TestExpiryKeepsStale(t *testing.T) {
 // ForgetCounts zeroes what the exporter serves as counters and nothing of the model.
 func TestForgetCounts(t *testing.T) {
 	set, se, _ := expirySet(t, Options{})
-	set.Count(parse.Ignored)
+	set.Count(sample.Ignored)
 	se.raise(Stale, t0, func() string { return "x" })
 	before := set.Report()
 	set.ForgetCounts()

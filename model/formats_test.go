@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // feedSnapshot parses, resolves and applies lines one second apart and returns the one series.
@@ -11,14 +12,14 @@ func feedSnapshot(t *testing.T, lines ...string) SeriesSnapshot {
 	t.Helper()
 	m := NewSet(Options{})
 	p, st := parse.NewParser(parse.Options{}), parse.NewStream(parse.StreamOptions{Year: 2026})
-	var s parse.Sample
+	var s parse.Record
 	for i, line := range lines {
 		r := p.Parse([]byte(line), &s)
-		if r != parse.Matched {
+		if r != sample.Matched {
 			t.Fatalf("%q: %v (%s)", line, r, s.Why)
 		}
 		st.Resolve(int64(1_795_000_000_000_000+i*1_000_000), []byte("gpu07"), []byte("engine.service"), &s)
-		m.Apply(r, &s)
+		m.Apply(r, &s.Sample)
 	}
 	snap := m.Snapshot(nil)
 	if len(snap) != 1 {

@@ -4,13 +4,13 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/fusion"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // takeCommit reports whether the sample's acceptance figures feed the series (the rule is in
 // model/internal/fusion: the counters, llama.cpp's logs). On the move to the better source the
 // line-kind choice starts again, so that source's sample kind decides it.
-func (se *Series) takeCommit(s *parse.Sample) bool {
+func (se *Series) takeCommit(s *sample.Sample) bool {
 	ok, moved := se.fus.Commit.Take(s.Source, fusion.CommitFrom(s.Engine))
 	if moved {
 		se.commitSrc = srcNone
@@ -20,8 +20,8 @@ func (se *Series) takeCommit(s *parse.Sample) bool {
 
 // takePoints reports whether the sample's step and context feed the fit. On the move to the
 // logs, a pending engine line from the scrape is dropped.
-func (se *Series) takePoints(s *parse.Sample) bool {
-	ok, moved := se.fus.Points.Take(s.Source, parse.SourceLog)
+func (se *Series) takePoints(s *sample.Sample) bool {
+	ok, moved := se.fus.Points.Take(s.Source, sample.SourceLog)
 	if moved {
 		se.pointSrc = srcNone
 		se.pending.Take() // dropped
@@ -51,14 +51,14 @@ type EventJSON struct {
 	Kind   string    `json:"kind"`
 	Time   time.Time `json:"time"`
 	Detail string    `json:"detail"`
-	src    parse.Source
+	src    sample.Source
 }
 
 // event records what an event sample says; restarts are the only events kept. A restart the
 // other source saw within restartQuiet is the same one (the log's start-up line, then the
 // counters at the next scrape), not a second.
-func (se *Series) event(s *parse.Sample) {
-	if s.Event != parse.EventRestart {
+func (se *Series) event(s *sample.Sample) {
+	if s.Event != sample.EventRestart {
 		return
 	}
 	if n := len(se.events); n > 0 {
@@ -72,7 +72,7 @@ func (se *Series) event(s *parse.Sample) {
 		se.events = se.events[:maxEvents-1]
 	}
 	detail := "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
-	if s.Source != parse.SourceMetrics {
+	if s.Source != sample.SourceMetrics {
 		detail = "the engine logged its start-up line: it (re)started"
 	}
 	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(), Detail: detail, src: s.Source})
@@ -86,7 +86,7 @@ func (se *Series) fusionReport(r *SeriesReport) {
 	for i := range r.Events {
 		r.Events[i].src = 0 // the report says it in Detail, and equals its JSON round trip
 	}
-	if se.fus.Saw(parse.SourceMetrics) {
+	if se.fus.Saw(sample.SourceMetrics) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
 	if se.restarts > 0 {
@@ -95,7 +95,7 @@ func (se *Series) fusionReport(r *SeriesReport) {
 		}
 		last := se.events[len(se.events)-1]
 		why := "its counters went back"
-		if last.src != parse.SourceMetrics {
+		if last.src != sample.SourceMetrics {
 			why = "it logged its start-up"
 		}
 		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (%s).", se.restarts, last.Time.Format(time.RFC3339), why)

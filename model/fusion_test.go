@@ -5,19 +5,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // llamaScrape is what ingest/scrape gives for llama.cpp over an interval in which requests
 // finished: a spec sample with the requests' tok/s, accepted and drafted tokens, per position,
 // and no commit length.
-func llamaScrape(i int, acc, drafted float64) *parse.Sample {
-	s := &parse.Sample{Kind: parse.KindSpec, Engine: parse.EngineLlamaCpp, Source: parse.SourceMetrics,
+func llamaScrape(i int, acc, drafted float64) *sample.Sample {
+	s := &sample.Sample{Kind: sample.KindSpec, Engine: sample.EngineLlamaCpp, Source: sample.SourceMetrics,
 		Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*int64(time.Second) + 1}
-	s.Set(parse.GenTPS, 300)
-	s.Set(parse.Accepted, acc)
-	s.Set(parse.Drafted, drafted)
-	s.Set(parse.AcceptRate, acc/drafted)
+	s.Set(sample.GenTPS, 300)
+	s.Set(sample.Accepted, acc)
+	s.Set(sample.Drafted, drafted)
+	s.Set(sample.AcceptRate, acc/drafted)
 	s.NPos = copy(s.PerPos[:], []float64{0.6, 0.3})
 	return s
 }
@@ -42,8 +42,8 @@ func TestLlamaCppFusion(t *testing.T) {
 			}
 		}
 		at := reqT0 + int64(len(draftRun))*int64(time.Second)
-		for _, src := range []parse.Source{parse.SourceLog, parse.SourceMetrics} {
-			set.Observe(&parse.Sample{Kind: parse.KindEvent, Event: parse.EventRestart, Engine: parse.EngineLlamaCpp, Source: src,
+		for _, src := range []sample.Source{sample.SourceLog, sample.SourceMetrics} {
+			set.Observe(&sample.Sample{Kind: sample.KindEvent, Event: sample.EventRestart, Engine: sample.EngineLlamaCpp, Source: src,
 				Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: at})
 			at += int64(10 * time.Second)
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/specwatch/specwatch/model/internal/interval"
 	"github.com/specwatch/specwatch/model/internal/nofit"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // learned is what a series infers about its engine's settings instead of assuming them, and
@@ -37,7 +37,7 @@ const sameDecode = 1e9 // ns
 
 // decodePoint finishes a decode point (s's step, logged or derived) and applies it if its kind
 // of line drives the fit.
-func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, step, tps float64) {
+func (se *Series) decodePoint(p *point, s *sample.Sample, hasStep, hasTPS bool, step, tps float64) {
 	kind := ptDerived
 	if hasStep {
 		kind = ptLogged
@@ -73,7 +73,7 @@ func (se *Series) decodePoint(p *point, s *parse.Sample, hasStep, hasTPS bool, s
 // length, measured throughput); its after-idle verdict concerns only the throughput, which is
 // then replaced by the rate while decoding. It reports false for a second stats line of a
 // decode that already has its point.
-func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float64) bool {
+func (se *Series) loggedPoint(p *point, s *sample.Sample, hasTPS bool, tps float64) bool {
 	l, d := &se.learn, &se.learn.derived
 	same := l.hasDerived && p.t >= d.t && p.t-d.t <= sameDecode
 	if same {
@@ -81,10 +81,10 @@ func (se *Series) loggedPoint(p *point, s *parse.Sample, hasTPS bool, tps float6
 			return false
 		}
 		l.used = true
-		if !s.Has(parse.Context) && d.hasCtx {
+		if !s.Has(sample.Context) && d.hasCtx {
 			p.ctx, p.hasCtx = d.ctx, true
 		}
-		if !s.Has(parse.Running) {
+		if !s.Has(sample.Running) {
 			p.running = d.running
 		}
 		if !p.hasCommit && d.hasCommit {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // feedLines parses SGLang decode lines one second apart through a Set and returns the series.
@@ -17,12 +18,12 @@ func feedLines(t *testing.T, lines []string) *Series {
 	var se *Series
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	for i, l := range lines {
-		var s parse.Sample
-		if r := p.Parse([]byte(l), &s); r != parse.Matched {
+		var s parse.Record
+		if r := p.Parse([]byte(l), &s); r != sample.Matched {
 			t.Fatalf("line %d: %v %s", i, r, s.Why)
 		}
 		s.Time, s.Host, s.Unit = t0.Add(time.Duration(i)*time.Second).UnixNano(), []byte("h"), []byte("u")
-		se = set.Observe(&s)
+		se = set.Observe(&s.Sample)
 	}
 	return se
 }

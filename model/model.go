@@ -4,9 +4,7 @@
 // log yields the same report offline and live.
 package model
 
-import (
-	"github.com/specwatch/specwatch/parse"
-)
+import "github.com/specwatch/specwatch/sample"
 
 // Set holds every series of one specwatch process. It is not safe for concurrent use: one
 // goroutine feeds it; readers take Report snapshots from that goroutine.
@@ -37,14 +35,14 @@ func NewSet(opts Options) *Set {
 }
 
 // Count records what one input line was, for the report's input section.
-func (m *Set) Count(r parse.Result) {
+func (m *Set) Count(r sample.Result) {
 	m.input.Lines++
 	switch r {
-	case parse.Matched:
+	case sample.Matched:
 		m.input.Samples++
-	case parse.Ignored:
+	case sample.Ignored:
 		m.input.Ignored++
-	case parse.Malformed:
+	case sample.Malformed:
 		m.input.Malformed++
 	}
 }
@@ -63,8 +61,8 @@ func (m *Set) Overflow() int64 { return m.overflow }
 
 // Observe applies a matched, resolved sample to its series and returns the series (nil when
 // the series cap dropped it).
-func (m *Set) Observe(s *parse.Sample) *Series {
-	if s.Kind == parse.KindEvent && s.Event == parse.EventRestart && len(s.Rank) == 0 {
+func (m *Set) Observe(s *sample.Sample) *Series {
+	if s.Kind == sample.KindEvent && s.Event == sample.EventRestart && len(s.Rank) == 0 {
 		return m.restartAll(s)
 	}
 	se := m.lookup(s)
@@ -81,7 +79,7 @@ func (m *Set) Observe(s *parse.Sample) *Series {
 // series of its own: a rank-less series holding only start-up lines would be a phantom. On a
 // first start there is no series yet, and nothing to compare with. It returns the last series
 // it applied the line to.
-func (m *Set) restartAll(s *parse.Sample) *Series {
+func (m *Set) restartAll(s *sample.Sample) *Series {
 	var last *Series
 	for _, se := range m.order {
 		if l := se.labels; l.Host == string(s.Host) && l.Unit == string(s.Unit) && l.Container == string(s.Container) &&
@@ -102,12 +100,12 @@ func (m *Set) Len() int { return len(m.order) }
 // Apply records one parsed and resolved line: it is counted in the input, then applied to its
 // series (Matched) or to that series' format-drift accounting (Malformed). Every reader of logs
 // (analyze, the daemon, tests) ends with this. It returns the sample's series, if any.
-func (m *Set) Apply(r parse.Result, s *parse.Sample) *Series {
+func (m *Set) Apply(r sample.Result, s *sample.Sample) *Series {
 	m.Count(r)
 	switch r {
-	case parse.Matched:
+	case sample.Matched:
 		return m.Observe(s)
-	case parse.Malformed:
+	case sample.Malformed:
 		m.ObserveMalformed(s)
 	}
 	return nil
@@ -115,9 +113,9 @@ func (m *Set) Apply(r parse.Result, s *parse.Sample) *Series {
 
 // ObserveMalformed counts a line that carried an engine marker but did not parse, against the
 // series its prefix names (format_drift).
-func (m *Set) ObserveMalformed(s *parse.Sample) {
+func (m *Set) ObserveMalformed(s *sample.Sample) {
 	var se *Series
-	if s.Engine == parse.EngineUnknown {
+	if s.Engine == sample.EngineUnknown {
 		// No prefix named the engine (a key=value statistics line that broke): the line is the
 		// engine's on this host and unit, and never starts a series of its own — that made a
 		// phantom series with empty labels, dated 1970, which format_drift then landed on
@@ -152,7 +150,7 @@ func (m *Set) latestOn(host, unit, container []byte) *Series {
 // instructions on the chatty corpus (400,000 samples, 4 series), with the cache 52 M (analyze
 // 3,557 M; cachegrind); BenchmarkSetLookup 316 → 212 instructions per op, 0.62× CPU time
 // (median of 7 alternated runs). Other keys in the slot fall back to the map.
-func (m *Set) lookup(s *parse.Sample) *Series {
+func (m *Set) lookup(s *sample.Sample) *Series {
 	k := append(m.key[:0], s.Host...)
 	k = append(k, 0)
 	k = append(k, s.Unit...)

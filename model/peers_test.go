@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -98,7 +99,7 @@ func TestRestartRegression(t *testing.T) {
 			}
 			restartAt := sc.Start.Add(3 * time.Hour).UnixNano()
 			var raisedAt int64
-			set := run(t, sc, Options{}, func(se *Series, s *parse.Sample) {
+			set := run(t, sc, Options{}, func(se *Series, s *sample.Sample) {
 				if raisedAt == 0 && s.Time >= restartAt && se.Active(RestartRegression) {
 					raisedAt = s.Time
 				}
@@ -137,11 +138,11 @@ func TestRankSkewPeersShareContainer(t *testing.T) {
 }
 
 // parseLine parses one engine line that must match.
-func parseLine(t *testing.T, line string) parse.Sample {
+func parseLine(t *testing.T, line string) sample.Sample {
 	t.Helper()
-	var s parse.Sample
-	if r := parse.NewParser(parse.Options{}).Parse([]byte(line), &s); r != parse.Matched {
+	var s parse.Record
+	if r := parse.NewParser(parse.Options{}).Parse([]byte(line), &s); r != sample.Matched {
 		t.Fatalf("%q: %v %s", line, r, s.Why)
 	}
-	return s
+	return s.Sample
 }

@@ -2,37 +2,37 @@ package model
 
 import (
 	"github.com/specwatch/specwatch/model/internal/position"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // perPosition feeds a sample's per-position list, if it has one and its source holds the
 // figure (the counters', once they have spoken: fusion.go). Samples are weighted by their
 // drafts: llama.cpp's counted (DraftSize), the others' in proportion, by drafted tokens.
 // llama.cpp's statistics lines serve only a series whose requests state no list.
-func (se *Series) perPosition(s *parse.Sample) {
+func (se *Series) perPosition(s *sample.Sample) {
 	stats := llamaStatistics(s)
 	if s.NPos == 0 || stats && se.posReq {
 		return
 	}
-	ok, moved := se.fus.PerPosition.Take(s.Source, parse.SourceMetrics)
+	ok, moved := se.fus.PerPosition.Take(s.Source, sample.SourceMetrics)
 	if !ok {
 		return
 	}
-	req := s.Event == parse.EventRequest
+	req := s.Event == sample.EventRequest
 	if moved || req && !se.posReq {
 		se.pos = position.Acc{} // the counters' figures replace the logs', requests' the statistics'
 	}
 	se.posReq = se.posReq || req
 	v := s.PerPos[:s.NPos]
-	if s.Event == parse.EventTotals {
+	if s.Event == sample.EventTotals {
 		se.pos.Set(s.Time, v) // cumulative: the latest is the whole history
 		return
 	}
-	d, hasD := s.Get(parse.Drafted)
+	d, hasD := s.Get(sample.Drafted)
 	w := 1.0
 	switch {
-	case s.Engine == parse.EngineLlamaCpp && s.Source == parse.SourceLog:
-		w = se.drafts.Drafts(v, s.Value(parse.Accepted), d, s.Value(parse.Steps))
+	case s.Engine == sample.EngineLlamaCpp && s.Source == sample.SourceLog:
+		w = se.drafts.Drafts(v, s.Value(sample.Accepted), d, s.Value(sample.Steps))
 	case hasD:
 		w = d
 	}
@@ -43,7 +43,7 @@ func (se *Series) perPosition(s *parse.Sample) {
 }
 
 // The accumulator holds every position the parser reads.
-var _ [position.Max - parse.MaxPerPosition]struct{}
+var _ [position.Max - sample.MaxPerPosition]struct{}
 
 // minPositionSamples: advice needs this many samples of one configuration.
 const minPositionSamples = 5
@@ -72,9 +72,9 @@ func (se *Series) positionReport(r *SeriesReport) {
 // draftOption names the setting of the draft length as the engine spells it.
 func draftOption(engine string) string {
 	switch engine {
-	case parse.EngineVLLM.String():
+	case sample.EngineVLLM.String():
 		return "num_speculative_tokens"
-	case parse.EngineLlamaCpp.String():
+	case sample.EngineLlamaCpp.String():
 		return "the draft length (--spec-draft-n-max, --draft-max in older builds)"
 	}
 	return "the draft length"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/position"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // TestAdvise: the rule of docs/report.md on the case, five positions of which the last
@@ -47,16 +47,16 @@ func TestPerPositionSeries(t *testing.T) {
 	set := NewSet(Options{})
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).UnixNano()
 	spec := func(i int, pos ...float64) {
-		s := parse.Sample{Kind: parse.KindSpec, Engine: parse.EngineVLLM, Host: []byte("h"), Rank: []byte("Engine 000"), Time: t0 + int64(i)*5e9}
+		s := sample.Sample{Kind: sample.KindSpec, Engine: sample.EngineVLLM, Host: []byte("h"), Rank: []byte("Engine 000"), Time: t0 + int64(i)*5e9}
 		sum := 0.0
 		for j, p := range pos {
 			s.PerPos[j] = p
 			sum += p
 		}
 		s.NPos = len(pos)
-		s.Set(parse.Commit, 1+sum)
-		s.Set(parse.Accepted, 1000*sum)
-		s.Set(parse.Drafted, 1000*float64(len(pos)))
+		s.Set(sample.Commit, 1+sum)
+		s.Set(sample.Accepted, 1000*sum)
+		s.Set(sample.Drafted, 1000*float64(len(pos)))
 		set.Observe(&s)
 	}
 	spec(0, 0.9, 0.6, 0.4) // another configuration, forgotten

@@ -4,21 +4,21 @@ import (
 	"math"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // request handles one finished llama.cpp request (parse.EventRequest): a decode sample whose
 // step, commit length and context are means over the request's verify steps, and whose tok/s
 // is its own, never a pause-diluted rate: so it is never after_idle.
-func (se *Series) request(s *parse.Sample) {
+func (se *Series) request(s *sample.Sample) {
 	se.startRequests()
-	commit, hasCommit := s.Get(parse.Commit)
-	running, hasRunning := s.Get(parse.Running)
+	commit, hasCommit := s.Get(sample.Commit)
+	running, hasRunning := s.Get(sample.Running)
 	if !hasRunning || running < 1 {
 		running = 1 // a finished request ran, alone unless the sample says otherwise
 	}
-	acc, hasAcc := s.Get(parse.Accepted)
-	drafted, hasDr := s.Get(parse.Drafted)
+	acc, hasAcc := s.Get(sample.Accepted)
+	drafted, hasDr := s.Get(sample.Drafted)
 	if hasAcc && hasDr {
 		se.inconsistentCheck(s.Time, acc > drafted, func() string {
 			return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", acc, drafted)
@@ -30,11 +30,11 @@ func (se *Series) request(s *parse.Sample) {
 		// clears stuck.
 		st := stuckTest{judge: hasDr && drafted > 0, running: running, requests: true}
 		if se.commitSample(srcDecode, s.Time, commit, st) {
-			if steps, ok := s.Get(parse.Steps); ok && steps > 0 {
+			if steps, ok := s.Get(sample.Steps); ok && steps > 0 {
 				se.pooledTok += commit * steps
 				se.pooledSteps += steps
 			}
-			if v, ok := s.Get(parse.AcceptRate); ok {
+			if v, ok := s.Get(sample.AcceptRate); ok {
 				se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 			} else if hasAcc && hasDr && drafted > 0 {
 				se.cur.acceptRate, se.cur.has = acc/drafted, se.cur.has|curAcceptRate
@@ -48,12 +48,12 @@ func (se *Series) request(s *parse.Sample) {
 	if hasCommit {
 		p.commit = commit
 	}
-	p.ctx, p.hasCtx = s.Get(parse.Context)
-	p.step, _ = s.Get(parse.StepSeconds)
-	if steps, ok := s.Get(parse.Steps); ok && steps > 0 && hasDr {
+	p.ctx, p.hasCtx = s.Get(sample.Context)
+	p.step, _ = s.Get(sample.StepSeconds)
+	if steps, ok := s.Get(sample.Steps); ok && steps > 0 && hasDr {
 		p.width, p.hasWidth = drafted/steps, true
 	}
-	if v, ok := s.Get(parse.GenTPS); ok {
+	if v, ok := s.Get(sample.GenTPS); ok {
 		p.tps = v
 	} else if p.step > 0 {
 		p.tps = p.commit / p.step
@@ -102,9 +102,9 @@ func (se *Series) extrapolates(ctx float64) bool {
 // llamaStatistics reports a llama.cpp common_speculative statistics sample (totals, or deltas
 // of them): its mean is per drafting step, never a commit length, and the requests carry the
 // figures; only its per-position rates serve, where no request states them.
-func llamaStatistics(s *parse.Sample) bool {
-	return s.Engine == parse.EngineLlamaCpp && s.Source == parse.SourceLog && s.Kind == parse.KindSpec &&
-		s.Event != parse.EventSummary
+func llamaStatistics(s *sample.Sample) bool {
+	return s.Engine == sample.EngineLlamaCpp && s.Source == sample.SourceLog && s.Kind == sample.KindSpec &&
+		s.Event != sample.EventSummary
 }
 
 // widthForget weighs the width fit's samples like a rolling window of a few hundred requests.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // req is one finished llama.cpp request as the parser's join states it (parse.EventRequest).
@@ -22,8 +22,8 @@ var reqT0 = time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC).UnixNano()
 
 // sample builds the request's sample at second i: G = commit·steps + 1 tokens in steps
 // verify steps, GenTPS = G / eval time.
-func (r req) sample(i int) *parse.Sample {
-	s := &parse.Sample{Kind: parse.KindDecode, Engine: parse.EngineLlamaCpp, Event: parse.EventRequest,
+func (r req) sample(i int) *sample.Sample {
+	s := &sample.Sample{Kind: sample.KindDecode, Engine: sample.EngineLlamaCpp, Event: sample.EventRequest,
 		Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*int64(time.Second)}
 	steps := r.steps
 	if steps == 0 {
@@ -34,16 +34,16 @@ func (r req) sample(i int) *parse.Sample {
 		running = 1
 	}
 	eval := r.stepMS / 1000 * steps
-	s.Set(parse.Commit, r.commit)
-	s.Set(parse.Steps, steps)
-	s.Set(parse.StepSeconds, eval/steps)
-	s.Set(parse.GenTPS, (r.commit*steps+1)/eval)
-	s.Set(parse.Context, r.ctx)
+	s.Set(sample.Commit, r.commit)
+	s.Set(sample.Steps, steps)
+	s.Set(sample.StepSeconds, eval/steps)
+	s.Set(sample.GenTPS, (r.commit*steps+1)/eval)
+	s.Set(sample.Context, r.ctx)
 	if !r.plain {
-		s.Set(parse.Accepted, r.acc)
-		s.Set(parse.Drafted, r.drafted)
+		s.Set(sample.Accepted, r.acc)
+		s.Set(sample.Drafted, r.drafted)
 	}
-	s.Set(parse.Running, running)
+	s.Set(sample.Running, running)
 	s.NPos = copy(s.PerPos[:], r.pos)
 	return s
 }
@@ -161,11 +161,11 @@ func TestRequestCommitPooled(t *testing.T) {
 	}
 	sg := NewSet(Options{})
 	for i := range 5 {
-		s := &parse.Sample{Kind: parse.KindDecode, Engine: parse.EngineSGLang, Time: reqT0 + int64(i)*4e9}
-		s.Set(parse.Commit, 3)
-		s.Set(parse.Running, 4)
-		s.Set(parse.GenTPS, 300)
-		s.Set(parse.Context, 4000)
+		s := &sample.Sample{Kind: sample.KindDecode, Engine: sample.EngineSGLang, Time: reqT0 + int64(i)*4e9}
+		s.Set(sample.Commit, 3)
+		s.Set(sample.Running, 4)
+		s.Set(sample.GenTPS, 300)
+		s.Set(sample.Context, 4000)
 		sg.Observe(s)
 	}
 	if b, _ := json.Marshal(sg.Report().Series[0].CommitLen); strings.Contains(string(b), "pooled_mean") {
@@ -222,11 +222,11 @@ func TestRequestStuck(t *testing.T) {
 func TestRequestParts(t *testing.T) {
 	set := NewSet(Options{})
 	for i := range 3 {
-		s := &parse.Sample{Kind: parse.KindSpec, Engine: parse.EngineLlamaCpp, Event: parse.EventPart,
+		s := &sample.Sample{Kind: sample.KindSpec, Engine: sample.EngineLlamaCpp, Event: sample.EventPart,
 			Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*1e9}
-		s.Set(parse.Commit, 2.7)
-		s.Set(parse.Accepted, 0)
-		s.Set(parse.Drafted, 100)
+		s.Set(sample.Commit, 2.7)
+		s.Set(sample.Accepted, 0)
+		s.Set(sample.Drafted, 100)
 		set.Observe(s)
 	}
 	s := set.Report().Series[0]
@@ -236,12 +236,12 @@ func TestRequestParts(t *testing.T) {
 }
 
 // stats is a llama.cpp common_speculative statistics sample: its mean is per drafting step.
-func stats(i int, ev parse.Event, mean float64, pos ...float64) *parse.Sample {
-	s := &parse.Sample{Kind: parse.KindSpec, Engine: parse.EngineLlamaCpp, Event: ev,
+func stats(i int, ev sample.Event, mean float64, pos ...float64) *sample.Sample {
+	s := &sample.Sample{Kind: sample.KindSpec, Engine: sample.EngineLlamaCpp, Event: ev,
 		Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*int64(time.Second)}
-	s.Set(parse.Commit, mean)
-	s.Set(parse.Accepted, 50)
-	s.Set(parse.Drafted, 515)
+	s.Set(sample.Commit, mean)
+	s.Set(sample.Accepted, 50)
+	s.Set(sample.Drafted, 515)
 	s.NPos = copy(s.PerPos[:], pos)
 	return s
 }
@@ -255,13 +255,13 @@ func TestRequestPerPosition(t *testing.T) {
 	// 29 drafts accepting 20, 19, 10, 1 at positions 1-4; 10 drafts accepting 2, 1; 78 drafts
 	// of 1370 tokens accepting none (counted as 79, the steps bound: 1370 ÷ 15.8 tokens a draft).
 	set.Observe(req{ctx: 100, stepMS: 25, commit: 79.0 / 29, steps: 29, acc: 50, drafted: 515, pos: pos(0.690, 0.655, 0.345, 0.034)}.sample(0))
-	set.Observe(stats(1, parse.EventTotals, 2.72, 0.690, 0.655, 0.345, 0.034))
+	set.Observe(stats(1, sample.EventTotals, 2.72, 0.690, 0.655, 0.345, 0.034))
 	set.Observe(req{ctx: 300, stepMS: 25, commit: 1.3, steps: 10, acc: 3, drafted: 100, pos: pos(0.2, 0.1)}.sample(2))
-	set.Observe(stats(3, parse.EventNone, 41, 0.9, 0.9))
+	set.Observe(stats(3, sample.EventNone, 41, 0.9, 0.9))
 	set.Observe(req{ctx: 500, stepMS: 25, commit: 1, steps: 79, drafted: 1370, pos: pos()}.sample(4))
 	s := set.Report().Series[0]
 	pp := s.PerPosition
-	if pp == nil || len(pp.Acceptance) != min(20, parse.MaxPerPosition) || pp.Samples != 3 {
+	if pp == nil || len(pp.Acceptance) != min(20, sample.MaxPerPosition) || pp.Samples != 3 {
 		t.Fatalf("per position %+v", pp)
 	}
 	for i, want := range []float64{22.0 / 118, 20.0 / 118, 10.0 / 118, 1.0 / 118, 0} {
@@ -275,8 +275,8 @@ func TestRequestPerPosition(t *testing.T) {
 	// Without per-request lists, the statistics are the fallback: the latest totals.
 	set = NewSet(Options{})
 	set.Observe(req{ctx: 100, stepMS: 25, commit: 2.7, steps: 29, acc: 50, drafted: 515}.sample(0))
-	set.Observe(stats(1, parse.EventTotals, 2.72, 0.690, 0.655, 0.345, 0.034))
-	set.Observe(stats(2, parse.EventTotals, 2.24, 0.557, 0.414, 0.214, 0.057))
+	set.Observe(stats(1, sample.EventTotals, 2.72, 0.690, 0.655, 0.345, 0.034))
+	set.Observe(stats(2, sample.EventTotals, 2.24, 0.557, 0.414, 0.214, 0.057))
 	if pp := set.Report().Series[0].PerPosition; pp == nil || len(pp.Acceptance) != 4 || pp.Acceptance[0] != 0.557 {
 		t.Errorf("per position from the statistics: %+v", pp)
 	}
@@ -286,7 +286,7 @@ func TestRequestPerPosition(t *testing.T) {
 // and the advice names the positions it drops without listing 60 figures.
 func TestPerPosition64(t *testing.T) {
 	set := NewSet(Options{})
-	n := parse.MaxPerPosition
+	n := sample.MaxPerPosition
 	var v []float64
 	for i := range n {
 		v = append(v, math.Max(0, 0.9-0.9*float64(i)/float64(n-4)))
@@ -318,17 +318,17 @@ func TestFormatDriftEnds(t *testing.T) {
 			set.Observe(good.sample(i))
 		}
 		for ; i < 40; i++ {
-			s := &parse.Sample{Engine: parse.EngineLlamaCpp, Host: []byte("gpu07"), Unit: []byte("llama-server.service"),
+			s := &sample.Sample{Engine: sample.EngineLlamaCpp, Host: []byte("gpu07"), Unit: []byte("llama-server.service"),
 				Time: reqT0 + int64(i)*int64(time.Second)}
-			set.Apply(parse.Malformed, s)
+			set.Apply(sample.Malformed, s)
 		}
 		if s := set.Report().Series[0]; len(s.Anomalies) != 1 || s.Anomalies[0].Kind != "format_drift" || s.Anomalies[0].End != nil {
 			t.Fatalf("live %v: after the burst: %+v", live, s.Anomalies)
 		}
 		for ; i < 60; i++ {
-			part := &parse.Sample{Kind: parse.KindDecode, Engine: parse.EngineLlamaCpp, Event: parse.EventPart,
+			part := &sample.Sample{Kind: sample.KindDecode, Engine: sample.EngineLlamaCpp, Event: sample.EventPart,
 				Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*int64(time.Second)}
-			set.Apply(parse.Matched, part)
+			set.Apply(sample.Matched, part)
 			if i%5 == 4 {
 				set.Observe(good.sample(i))
 			}
@@ -360,7 +360,7 @@ func TestRequestBrokenDraftAndFix(t *testing.T) {
 	i := 0
 	var third [3]time.Time // each run's third request
 	for run, rs := range fixRuns {
-		up := &parse.Sample{Kind: parse.KindEvent, Event: parse.EventRestart, Engine: parse.EngineLlamaCpp,
+		up := &sample.Sample{Kind: sample.KindEvent, Event: sample.EventRestart, Engine: sample.EngineLlamaCpp,
 			Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: reqT0 + int64(i)*int64(time.Second)}
 		set.Observe(up)
 		i += 2

@@ -14,7 +14,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/throughput"
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
 	"github.com/specwatch/specwatch/model/internal/window"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Series is the model of one rank of one engine process on one host. It is updated by one
@@ -126,7 +126,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 	se := &Series{
 		labels:    l,
 		opts:      opts,
-		kvContext: l.Engine == parse.EngineVLLM.String(),
+		kvContext: l.Engine == sample.EngineVLLM.String(),
 		commitQ:   estimate.NewQuantiles(estimate.QuantilesOptions{}),
 		short:     estimate.NewEWMA(opts.ShortHalfLife),
 		long:      estimate.NewEWMA(opts.LongHalfLife),
@@ -148,9 +148,9 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 }
 
 // observe applies one matched, resolved sample.
-func (se *Series) observe(s *parse.Sample) {
+func (se *Series) observe(s *sample.Sample) {
 	se.samples++ // every matched line, a join's parts too: the input's count, per series
-	if s.Event != parse.EventPart && int(s.Kind) < numSampleKinds {
+	if s.Event != sample.EventPart && int(s.Kind) < numSampleKinds {
 		se.kindCount[s.Kind]++
 	}
 	// 0 is "no time known" (a stamp-less line before any other); any other time counts,
@@ -161,37 +161,37 @@ func (se *Series) observe(s *parse.Sample) {
 		}
 		se.first, se.last = min(se.first, s.Time), max(se.last, s.Time)
 	}
-	if s.Source == parse.SourceMetrics {
+	if s.Source == sample.SourceMetrics {
 		se.heardMetrics(s.Time)
 	}
 	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {
 		se.clear(Stale, s.Time)
 	}
-	if s.Event == parse.EventPart {
+	if s.Event == sample.EventPart {
 		return
 	}
 	se.fus.See(s.Source)
 	se.perPosition(s)
 	switch s.Kind {
-	case parse.KindDecode:
-		if s.Event == parse.EventRequest {
+	case sample.KindDecode:
+		if s.Event == sample.EventRequest {
 			se.request(s)
 			return
 		}
-		if s.Engine == parse.EngineVLLM {
+		if s.Engine == sample.EngineVLLM {
 			se.vllmEngine(s)
 			return
 		}
 		se.decode(s)
-	case parse.KindSpec:
-		if s.Event == parse.EventTotals || llamaStatistics(s) {
+	case sample.KindSpec:
+		if s.Event == sample.EventTotals || llamaStatistics(s) {
 			return // cumulative, or per drafting step: not the current commit length
 		}
 		se.spec(s)
-	case parse.KindEvent:
+	case sample.KindEvent:
 		se.event(s) // a restart the scrape source saw is listed (fusion.go)
-		if s.Event == parse.EventDrafterInit || s.Event == parse.EventRestart {
+		if s.Event == sample.EventDrafterInit || s.Event == sample.EventRestart {
 			se.restarted(s.Time)
 		}
 	}
@@ -209,18 +209,18 @@ const (
 )
 
 // decode handles SGLang decode lines, DFLASH profile lines and key=value statistics.
-func (se *Series) decode(s *parse.Sample) {
+func (se *Series) decode(s *sample.Sample) {
 	p := point{t: s.Time}
-	commit, hasCommit := s.Get(parse.Commit)
-	running, hasRunning := s.Get(parse.Running)
-	tps, hasTPS := s.Get(parse.GenTPS)
-	step, hasStep := s.Get(parse.StepSeconds)
+	commit, hasCommit := s.Get(sample.Commit)
+	running, hasRunning := s.Get(sample.Running)
+	tps, hasTPS := s.Get(sample.GenTPS)
+	step, hasStep := s.Get(sample.StepSeconds)
 	src := srcKV
 	if hasTPS {
 		src = srcDecode
 	}
 	se.checkConsistency(s, commit, hasCommit)
-	accepts := (hasCommit || s.Has(parse.AcceptRate)) && se.takeCommit(s)
+	accepts := (hasCommit || s.Has(sample.AcceptRate)) && se.takeCommit(s)
 	if hasCommit && accepts {
 		st := stuckTest{judge: !hasRunning || running > 0, running: running}
 		if !hasRunning {
@@ -228,7 +228,7 @@ func (se *Series) decode(s *parse.Sample) {
 		}
 		se.commitSample(src, s.Time, commit, st)
 	}
-	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
+	if v, ok := s.Get(sample.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
 	if !se.takePoints(s) {
@@ -245,10 +245,10 @@ func (se *Series) decode(s *parse.Sample) {
 	p.commit, p.hasCommit = 1, true // without speculation every step commits one token
 	if hasCommit {
 		p.commit = commit
-	} else if !hasTPS || s.Has(parse.AcceptRate) {
+	} else if !hasTPS || s.Has(sample.AcceptRate) {
 		p.hasCommit = false
 	}
-	if v, ok := s.Get(parse.Context); ok {
+	if v, ok := s.Get(sample.Context); ok {
 		p.ctx, p.hasCtx = v, true
 	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
 		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds

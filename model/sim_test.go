@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
 // run feeds a simulated scenario through parse into a Set, calling each(se, s) after every
 // sample, so tests can watch detectors react line by line.
-func run(t testing.TB, sc sim.Scenario, opts Options, each func(se *Series, s *parse.Sample)) *Set {
+func run(t testing.TB, sc sim.Scenario, opts Options, each func(se *Series, s *sample.Sample)) *Set {
 	t.Helper()
 	var buf bytes.Buffer
 	if _, err := sim.Generate(sc, &buf, nil); err != nil {
@@ -25,14 +26,14 @@ func run(t testing.TB, sc sim.Scenario, opts Options, each func(se *Series, s *p
 	st := parse.NewStream(parse.StreamOptions{Year: 2026, Location: time.UTC})
 	sc2 := bufio.NewScanner(&buf)
 	sc2.Buffer(make([]byte, 0, 1<<16), 1<<21)
-	var s parse.Sample
+	var s parse.Record
 	for sc2.Scan() {
 		r := p.Parse(sc2.Bytes(), &s)
-		if r != parse.Ignored {
+		if r != sample.Ignored {
 			st.Resolve(0, nil, nil, &s)
 		}
-		if se := set.Apply(r, &s); se != nil && each != nil {
-			each(se, &s)
+		if se := set.Apply(r, &s.Sample); se != nil && each != nil {
+			each(se, &s.Sample)
 		}
 	}
 	return set
@@ -89,8 +90,8 @@ func TestHealthyDayRaisesNothing(t *testing.T) {
 func TestPredictedThroughputAccuracy(t *testing.T) {
 	var errs []float64
 	for seed := uint64(1); seed <= 2; seed++ {
-		run(t, raw(sim.HealthyDay(seed)), Options{}, func(se *Series, s *parse.Sample) {
-			if s.Kind == parse.KindDecode && se.cur.has&curPred != 0 && se.cur.t == s.Time && se.tps.Predicted() > 0 && !se.hist.lastIdle() {
+		run(t, raw(sim.HealthyDay(seed)), Options{}, func(se *Series, s *sample.Sample) {
+			if s.Kind == sample.KindDecode && se.cur.has&curPred != 0 && se.cur.t == s.Time && se.tps.Predicted() > 0 && !se.hist.lastIdle() {
 				errs = append(errs, math.Abs(se.cur.predTPS-se.cur.tps)/se.cur.tps)
 			}
 		})
@@ -106,11 +107,11 @@ func TestPredictedThroughputAccuracy(t *testing.T) {
 // onset runs sc and returns, for the first series, how many samples (those count accepts) it
 // took from the first one that shows the fault (shows accepts) until kind was raised, counting
 // that one, and the time from the fault's scheduled start at; -1 if never raised.
-func onset(t *testing.T, sc sim.Scenario, at time.Time, kind AnomalyKind, count, shows func(*parse.Sample) bool) (int, time.Duration) {
+func onset(t *testing.T, sc sim.Scenario, at time.Time, kind AnomalyKind, count, shows func(*sample.Sample) bool) (int, time.Duration) {
 	t.Helper()
 	n, raisedAfter := 0, -1
 	var took time.Duration
-	run(t, sc, Options{}, func(se *Series, s *parse.Sample) {
+	run(t, sc, Options{}, func(se *Series, s *sample.Sample) {
 		if raisedAfter >= 0 || s.Time < at.UnixNano() || !count(s) || (n == 0 && !shows(s)) {
 			return
 		}
@@ -122,15 +123,15 @@ func onset(t *testing.T, sc sim.Scenario, at time.Time, kind AnomalyKind, count,
 	return raisedAfter, took
 }
 
-func always(*parse.Sample) bool { return true }
+func always(*sample.Sample) bool { return true }
 
-func isDecode(s *parse.Sample) bool { return s.Kind == parse.KindDecode && s.Has(parse.GenTPS) }
+func isDecode(s *sample.Sample) bool { return s.Kind == sample.KindDecode && s.Has(sample.GenTPS) }
 
 func TestStuckRaisedWithinThreeSamples(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		sc := steady(seed, 2*time.Hour, sim.Fault{Kind: sim.StuckAtOne, Start: time.Hour, Duration: 20 * time.Minute})
-		n, _ := onset(t, sc, sc.Start.Add(time.Hour), CommitLenStuck, isDecode, func(s *parse.Sample) bool {
-			return s.Value(parse.Commit) <= 1.005
+		n, _ := onset(t, sc, sc.Start.Add(time.Hour), CommitLenStuck, isDecode, func(s *sample.Sample) bool {
+			return s.Value(sample.Commit) <= 1.005
 		})
 		if n < 1 || n > 3 {
 			t.Errorf("seed %d: commit_len_stuck raised at decode sample %d after onset, want ≤ 3", seed, n)
@@ -142,9 +143,9 @@ func TestInconsistentRaisedWithinTwoSamples(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		sc := steady(seed, 2*time.Hour, sim.Fault{Kind: sim.InconsistentDepth, Start: time.Hour, Duration: 20 * time.Minute})
 		sc.Services[0].CustomStats = true
-		n, _ := onset(t, sc, sc.Start.Add(time.Hour), MetricsInconsistent, func(s *parse.Sample) bool { return s.Has(parse.AcceptedDepth) },
-			func(s *parse.Sample) bool {
-				return math.Abs(s.Value(parse.Commit)-1-s.Value(parse.AcceptedDepth)) > 0.25
+		n, _ := onset(t, sc, sc.Start.Add(time.Hour), MetricsInconsistent, func(s *sample.Sample) bool { return s.Has(sample.AcceptedDepth) },
+			func(s *sample.Sample) bool {
+				return math.Abs(s.Value(sample.Commit)-1-s.Value(sample.AcceptedDepth)) > 0.25
 			})
 		if n < 1 || n > 2 {
 			t.Errorf("seed %d: metrics_inconsistent raised at sample %d after onset, want ≤ 2", seed, n)
@@ -224,14 +225,14 @@ func TestContextGrowthIsExpected(t *testing.T) {
 func TestStaleLiveOnly(t *testing.T) {
 	set := NewSet(Options{Live: true, StaleAfter: time.Minute})
 	p := parse.NewParser(parse.Options{})
-	var s parse.Sample
+	var s parse.Record
 	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
-	if p.Parse(line, &s) != parse.Matched {
+	if p.Parse(line, &s) != sample.Matched {
 		t.Fatal(s.Why)
 	}
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
 	s.Time, s.Host, s.Unit = t0, []byte("h"), []byte("sglang.service")
-	se := set.Observe(&s)
+	se := set.Observe(&s.Sample)
 	for i := int64(1); i <= 5; i++ { // the unit keeps logging noise for five minutes
 		at := t0 + i*int64(time.Minute)
 		set.Seen([]byte("h"), []byte("sglang.service"), nil, at)
@@ -241,13 +242,13 @@ func TestStaleLiveOnly(t *testing.T) {
 		t.Fatal("stale not raised after 5 silent minutes with the unit logging")
 	}
 	s.Time = t0 + 6*int64(time.Minute)
-	set.Observe(&s)
+	set.Observe(&s.Sample)
 	if se.Active(Stale) {
 		t.Fatal("stale not cleared by a new sample")
 	}
 	quiet := NewSet(Options{Live: true, StaleAfter: time.Minute})
 	s.Time = t0
-	q := quiet.Observe(&s)
+	q := quiet.Observe(&s.Sample)
 	quiet.Tick(t0 + 10*int64(time.Minute)) // the whole unit is quiet: idle, not stale
 	if q.Active(Stale) {
 		t.Fatal("stale raised for a unit that logs nothing at all")
@@ -259,17 +260,17 @@ func TestStaleLiveOnly(t *testing.T) {
 func TestStalePerContainer(t *testing.T) {
 	set := NewSet(Options{Live: true, StaleAfter: time.Minute})
 	p := parse.NewParser(parse.Options{})
-	var s parse.Sample
+	var s parse.Record
 	line := []byte("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 100, accept len: 3.00, gen throughput (token/s): 80.00, #queue-req: 0")
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano()
 	host, unit := []byte("h"), []byte("docker.service")
 	var series []*Series
 	for _, c := range []string{"gone", "hung"} {
-		if p.Parse(line, &s) != parse.Matched {
+		if p.Parse(line, &s) != sample.Matched {
 			t.Fatal(s.Why)
 		}
 		s.Time, s.Host, s.Unit, s.Container = t0, host, unit, []byte(c)
-		series = append(series, set.Observe(&s))
+		series = append(series, set.Observe(&s.Sample))
 	}
 	for i := int64(1); i <= 5; i++ {
 		at := t0 + i*int64(time.Minute)

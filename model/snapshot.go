@@ -3,7 +3,7 @@ package model
 import (
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // SeriesSnapshot is a copy of one series' current figures for the exporter: taken under the
@@ -47,7 +47,7 @@ type SeriesSnapshot struct {
 	Points int64
 
 	// PerPos[i] is the acceptance of draft position i+1 (position.go), NPos of them.
-	PerPos [parse.MaxPerPosition]float64
+	PerPos [sample.MaxPerPosition]float64
 	NPos   int
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // TestStartupLineRestartsEveryRank: an engine's start-up line names no rank; it is a restart of
@@ -13,15 +14,15 @@ import (
 func TestStartupLineRestartsEveryRank(t *testing.T) {
 	m := NewSet(Options{})
 	p, st := parse.NewParser(parse.Options{}), parse.NewStream(parse.StreamOptions{Year: 2026})
-	var s parse.Sample
+	var s parse.Record
 	feed := func(i int, unit, line string) {
 		t.Helper()
 		r := p.Parse([]byte(line), &s)
-		if r != parse.Matched {
+		if r != sample.Matched {
 			t.Fatalf("%q: %v (%s)", line, r, s.Why)
 		}
 		st.Resolve(int64(1_795_000_000_000_000+i*1_000_000), []byte("gpu07"), []byte(unit), &s)
-		m.Apply(r, &s)
+		m.Apply(r, &s.Sample)
 	}
 	i := 0
 	for ; i < 40; i++ {

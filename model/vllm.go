@@ -2,19 +2,19 @@ package model
 
 import (
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // vllmEngine holds an engine line for the SpecDecoding line that completes it
 // (model/internal/vllmjoin).
-func (se *Series) vllmEngine(s *parse.Sample) {
+func (se *Series) vllmEngine(s *sample.Sample) {
 	if !se.takePoints(s) {
 		return // the other source gives this series' steps
 	}
 	se.flushPending() // an engine line whose SpecDecoding line never came
-	running, _ := s.Get(parse.Running)
-	tps, hasTPS := s.Get(parse.GenTPS)
-	kv, hasKV := s.Get(parse.KVUsage)
+	running, _ := s.Get(sample.Running)
+	tps, hasTPS := s.Get(sample.GenTPS)
+	kv, hasKV := s.Get(sample.KVUsage)
 	se.cur.running, se.cur.has = running, se.cur.has|curRunning
 	if hasKV {
 		se.cur.ctx, se.cur.has = kv*100, se.cur.has|curCtx
@@ -47,12 +47,12 @@ func (se *Series) engineStep(e vllmjoin.Engine, commit float64) {
 
 // spec handles vLLM SpecDecoding / Speculative lines and llama.cpp's run summaries (a llama.cpp
 // server's requests are request.go's).
-func (se *Series) spec(s *parse.Sample) {
-	accepted, hasAcc := s.Get(parse.Accepted)
-	drafted, hasDr := s.Get(parse.Drafted)
-	commit, hasCommit := s.Get(parse.Commit)
-	accepts := (hasCommit || s.Has(parse.AcceptRate) || (hasAcc && hasDr)) && se.takeCommit(s)
-	if v, ok := s.Get(parse.AcceptRate); ok && accepts {
+func (se *Series) spec(s *sample.Sample) {
+	accepted, hasAcc := s.Get(sample.Accepted)
+	drafted, hasDr := s.Get(sample.Drafted)
+	commit, hasCommit := s.Get(sample.Commit)
+	accepts := (hasCommit || s.Has(sample.AcceptRate) || (hasAcc && hasDr)) && se.takeCommit(s)
+	if v, ok := s.Get(sample.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
 	if hasAcc && hasDr {

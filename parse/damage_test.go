@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Every damaged record must come out Malformed (counted, drives format_drift), never as a
@@ -12,8 +14,8 @@ func TestDamagedRecordsAreMalformed(t *testing.T) {
 	good := "[2026-11-20 09:00:01 TP0] Decode batch, #running-req: 1, #token: 5553, token usage: 0.01, accept len: 2.90, accept rate: 0.13, cuda graph: True, gen throughput (token/s): 31.87, #queue-req: 0"
 	bad := func(line string) {
 		t.Helper()
-		var s Sample
-		if r := NewParser(Options{}).Parse([]byte(line), &s); r != Malformed {
+		var s Record
+		if r := NewParser(Options{}).Parse([]byte(line), &s); r != sample.Malformed {
 			t.Errorf("%q: %v, want malformed", line, r)
 		}
 	}
@@ -32,12 +34,12 @@ func TestDamagedRecordsAreMalformed(t *testing.T) {
 	bad(good + good)                             // two records glued
 	bad(good + "\x00" + good)
 	bad("Decode batch #running-req: 1")
-	bad("SpecDecoding metrics: Draft acceptance rate: 62.5%, Accepted: 150 tokens")
-	bad("SpecDecoding metrics: Draft acceptance rate: 162.5%, Accepted: 150 tokens, Drafted: 240 tokens")
-	bad("SpecDecoding metrics: Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: 0.7, 0.6, 1.7")
-	bad("SpecDecoding metrics: Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: " + strings.Repeat("0.5, ", 40) + "0.5")
-	bad("SpecDecoding metrics: Accepted: 150 tokens, Drafted: 240 apples")
-	bad("Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: nan tokens/s, Running: 1 reqs, GPU KV cache usage: 1%")
+	bad("SpecDecoding metrics: Draft acceptance rate: 62.5%, sample.Accepted: 150 tokens")
+	bad("SpecDecoding metrics: Draft acceptance rate: 162.5%, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens")
+	bad("SpecDecoding metrics: sample.Accepted: 150 tokens, sample.Drafted: 240 tokens, Per-position acceptance rate: 0.7, 0.6, 1.7")
+	bad("SpecDecoding metrics: sample.Accepted: 150 tokens, sample.Drafted: 240 tokens, Per-position acceptance rate: " + strings.Repeat("0.5, ", 40) + "0.5")
+	bad("SpecDecoding metrics: sample.Accepted: 150 tokens, sample.Drafted: 240 apples")
+	bad("Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: nan tokens/s, sample.Running: 1 reqs, GPU KV cache usage: 1%")
 	bad("draft acceptance rate = 0.58824 (  600 accepted /  ")
 	bad("draft acceptance rate = inf (  600 accepted /  1020 generated)")
 	bad("avg_commit_len=nan avg_accepted_depth=1.9")
@@ -60,8 +62,8 @@ func TestNoiseIsIgnored(t *testing.T) {
 		strings.Repeat("9", 1<<20),
 		strings.Repeat("a=b ", 1<<16),
 	} {
-		var s Sample
-		if r := NewParser(Options{}).Parse([]byte(line), &s); r != Ignored {
+		var s Record
+		if r := NewParser(Options{}).Parse([]byte(line), &s); r != sample.Ignored {
 			t.Errorf("%.60q: %v (%s), want ignored", line, r, s.Why)
 		}
 	}
@@ -70,54 +72,54 @@ func TestNoiseIsIgnored(t *testing.T) {
 // A line the parser only reads part of must not cost more than reading it: the 1 MiB cap holds.
 func TestHugeLineIsBounded(t *testing.T) {
 	line := append([]byte("Decode batch, #running-req: 1, "), bytes.Repeat([]byte("x: 1, "), 1<<19)...)
-	var s Sample
-	if r := NewParser(Options{}).Parse(line, &s); r != Malformed {
+	var s Record
+	if r := NewParser(Options{}).Parse(line, &s); r != sample.Malformed {
 		t.Fatalf("got %v, want malformed (the required tail is past the cap)", r)
 	}
 }
 
 func TestAliasesFromOptions(t *testing.T) {
-	p := NewParser(Options{Aliases: map[string]Alias{"acc_len": {Field: Commit, Scale: 1}, "iter_ms": {Field: StepSeconds, Scale: 0.001}}})
-	var s Sample
-	if r := p.Parse([]byte("stats: acc_len=3.25 iter_ms=88.0 bs=4"), &s); r != Matched {
+	p := NewParser(Options{Aliases: map[string]Alias{"acc_len": {Field: sample.Commit, Scale: 1}, "iter_ms": {Field: sample.StepSeconds, Scale: 0.001}}})
+	var s Record
+	if r := p.Parse([]byte("stats: acc_len=3.25 iter_ms=88.0 bs=4"), &s); r != sample.Matched {
 		t.Fatalf("got %v (%s)", r, s.Why)
 	}
-	if c, _ := s.Get(Commit); c != 3.25 {
+	if c, _ := s.Get(sample.Commit); c != 3.25 {
 		t.Errorf("commit %v", c)
 	}
-	if st, _ := s.Get(StepSeconds); st != 0.088 {
+	if st, _ := s.Get(sample.StepSeconds); st != 0.088 {
 		t.Errorf("step %v", st)
 	}
-	if r, _ := s.Get(Running); r != 4 {
+	if r, _ := s.Get(sample.Running); r != 4 {
 		t.Errorf("running %v", r)
 	}
 }
 
 func TestRules(t *testing.T) {
-	r, err := NewRule("mybuild", `spec stats: acc=(?P<commit_len>[0-9.]+) t=(?P<step_seconds>[0-9.]+)ms`, "", KindDecode,
+	r, err := NewRule("mybuild", `spec stats: acc=(?P<commit_len>[0-9.]+) t=(?P<step_seconds>[0-9.]+)ms`, "", sample.KindDecode,
 		map[string]float64{"step_seconds": 0.001})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := NewParser(Options{Rules: []Rule{r}})
-	var s Sample
-	if got := p.Parse([]byte("[2026-11-20 09:00:01 TP3] spec stats: acc=3.25 t=88.0ms"), &s); got != Matched {
+	var s Record
+	if got := p.Parse([]byte("[2026-11-20 09:00:01 TP3] spec stats: acc=3.25 t=88.0ms"), &s); got != sample.Matched {
 		t.Fatalf("%v %s", got, s.Why)
 	}
-	if c, _ := s.Get(Commit); c != 3.25 || s.Value(StepSeconds) != 0.088 || string(s.Rank) != "TP3" || s.Engine != EngineSGLang {
+	if c, _ := s.Get(sample.Commit); c != 3.25 || s.Value(sample.StepSeconds) != 0.088 || string(s.Rank) != "TP3" || s.Engine != sample.EngineSGLang {
 		t.Errorf("sample %+v", s)
 	}
-	if got := p.Parse([]byte("spec stats: acc=nan t=88.0ms"), &s); got != Ignored {
+	if got := p.Parse([]byte("spec stats: acc=nan t=88.0ms"), &s); got != sample.Ignored {
 		t.Errorf("non-matching value: %v", got) // the regexp itself refuses "nan"
 	}
-	if got := p.Parse([]byte("spec stats: acc=0.5 t=88.0ms"), &s); got != Malformed {
+	if got := p.Parse([]byte("spec stats: acc=0.5 t=88.0ms"), &s); got != sample.Malformed {
 		t.Errorf("commit below 1: %v", got)
 	}
-	if got := p.Parse([]byte("unrelated noise"), &s); got != Ignored {
+	if got := p.Parse([]byte("unrelated noise"), &s); got != sample.Ignored {
 		t.Errorf("noise: %v", got)
 	}
 	for _, bad := range []string{`(`, `no groups`, `(?P<nonsense>\d+)`} {
-		if _, err := NewRule("x", bad, "", KindDecode, nil); err == nil {
+		if _, err := NewRule("x", bad, "", sample.KindDecode, nil); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

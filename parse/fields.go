@@ -1,6 +1,9 @@
 package parse
 
-import "github.com/specwatch/specwatch/parse/internal/lex"
+import (
+	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
+)
 
 // commitLen reads a commit length. Its floor is 1 (the bonus token); a value below is damage.
 // SGLang prints 0.00 when no verify step ran in the interval: that is "no figure", not a figure.
@@ -43,7 +46,7 @@ const (
 // record may carry but specwatch does not read (extras are tolerated, order is free);
 // f == numFields means the reader stored what it read itself (vLLM's per-position list). A
 // reader that sets s.Why on failure chooses its own reason.
-func (r recordReader) read(it *lex.Fields, s *Sample, key, val []byte) (f Field, x float64, ok, known bool) {
+func (r recordReader) read(it *lex.Fields, s *Record, key, val []byte) (f sample.Field, x float64, ok, known bool) {
 	switch r {
 	case readDecode:
 		return decodeField(key, val)
@@ -59,11 +62,11 @@ func (r recordReader) read(it *lex.Fields, s *Sample, key, val []byte) (f Field,
 
 // readFields is the loop every "key: value" record shares: a fragment without a key, a bad
 // value and a repeated key (two records glued together) make the record malformed.
-func readFields(it *lex.Fields, s *Sample, rec *fieldRecord) Result {
+func readFields(it *lex.Fields, s *Record, rec *fieldRecord) sample.Result {
 	for {
 		key, val, more := it.Next()
 		if !more {
-			return Matched
+			return sample.Matched
 		}
 		if val == nil {
 			return malformed(s, rec.fragment)
@@ -75,7 +78,7 @@ func readFields(it *lex.Fields, s *Sample, rec *fieldRecord) Result {
 			if s.Why == "" {
 				s.Why = rec.bad
 			}
-			return Malformed
+			return sample.Malformed
 		case f != numFields && !set(s, f, x):
 			return malformed(s, rec.dup)
 		}

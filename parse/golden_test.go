@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current parser")
@@ -26,13 +28,13 @@ func render(in []byte) []byte {
 	n := 0
 	for sc.Scan() {
 		n++
-		var s Sample
+		var s Record
 		r := p.Parse(sc.Bytes(), &s)
 		fmt.Fprintf(&out, "%d %s", n, r)
 		switch r {
-		case Malformed:
+		case sample.Malformed:
 			fmt.Fprintf(&out, " (%s)", s.Why)
-		case Matched:
+		case sample.Matched:
 			st.Resolve(0, nil, nil, &s)
 			renderSample(&out, &s)
 		}
@@ -46,7 +48,7 @@ func render(in []byte) []byte {
 
 // take renders the requests Stream held back (llama.cpp's, without their release line).
 func take(out *bytes.Buffer, st *Stream) {
-	var s Sample
+	var s Record
 	for st.Take(&s) {
 		out.WriteString("+ taken")
 		renderSample(out, &s)
@@ -54,13 +56,13 @@ func take(out *bytes.Buffer, st *Stream) {
 	}
 }
 
-func renderSample(out *bytes.Buffer, s *Sample) {
+func renderSample(out *bytes.Buffer, s *Record) {
 	fmt.Fprintf(out, " %s %s host=%q unit=%q rank=%q time=%s", s.Kind, s.Engine, s.Host, s.Unit, s.Rank,
 		time.Unix(0, s.Time).UTC().Format(time.RFC3339Nano))
-	if s.Event != EventNone {
+	if s.Event != sample.EventNone {
 		fmt.Fprintf(out, " event=%s", s.Event)
 	}
-	for f := Field(0); f < numFields; f++ {
+	for f := sample.Field(0); f < numFields; f++ {
 		if v, ok := s.Get(f); ok {
 			fmt.Fprintf(out, " %s=%g", f, v)
 		}

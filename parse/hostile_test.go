@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Hostile input: lines crafted to make a parser slow, to allocate, or to panic. Every shape goes
@@ -16,8 +18,8 @@ import (
 
 const (
 	goodDecode = "Decode batch, #running-req: 1, #token: 5553, token usage: 0.01, accept len: 2.90, cuda graph: True, gen throughput (token/s): 31.87, #queue-req: 0"
-	goodEngine = "Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
-	goodSpec   = "SpecDecoding metrics: Mean acceptance length: 2.37, Accepted: 411 tokens, Drafted: 900 tokens"
+	goodEngine = "Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
+	goodSpec   = "SpecDecoding metrics: Mean acceptance length: 2.37, sample.Accepted: 411 tokens, sample.Drafted: 900 tokens"
 )
 
 // hostileGarbage is what follows a record's marker in the "garbage" shapes: NUL, invalid UTF-8,
@@ -30,7 +32,7 @@ type shape struct {
 	head, unit string
 	tail       string
 	// want is the result with the default options, then with rules and aliases.
-	want [2]Result
+	want [2]sample.Result
 }
 
 func (sh *shape) line(n int) []byte {
@@ -44,9 +46,9 @@ func (sh *shape) line(n int) []byte {
 }
 
 var (
-	ign = [2]Result{Ignored, Ignored}
-	mal = [2]Result{Malformed, Malformed}
-	mat = [2]Result{Matched, Matched}
+	ign = [2]sample.Result{sample.Ignored, sample.Ignored}
+	mal = [2]sample.Result{sample.Malformed, sample.Malformed}
+	mat = [2]sample.Result{sample.Matched, sample.Matched}
 )
 
 var hostileShapes = []shape{
@@ -60,21 +62,21 @@ var hostileShapes = []shape{
 	{"digits-prefill", "Prefill batch, #new-seq: ", "9", ", #new-token: 1", mal},
 	{"digits-prefill-2024", "new fill batch. #seq: 2. #new_token: ", "9", ". #remaining_req: 1", mal},
 	{"digits-retract", "KV cache pool is full. Retract requests. #retracted_reqs: ", "9", "", mal},
-	{"digits-vllm-engine", "Avg prompt throughput: ", "9", " tokens/s, Avg generation throughput: 1.0 tokens/s, Running: 1 reqs, GPU KV cache usage: 1%", mal},
-	{"digits-vllm-spec", "SpecDecoding metrics: Accepted: ", "9", " tokens, Drafted: 2 tokens", mal},
-	{"digits-per-position", "SpecDecoding metrics: Accepted: 1 tokens, Drafted: 2 tokens, Per-position acceptance rate: 0.", "9", "", mal},
-	{"digits-per-position-list", "SpecDecoding metrics: Accepted: 1 tokens, Drafted: 2 tokens, Per-position acceptance rate: 0.5", ", 0.5", "", mal},
+	{"digits-vllm-engine", "Avg prompt throughput: ", "9", " tokens/s, Avg generation throughput: 1.0 tokens/s, sample.Running: 1 reqs, GPU KV cache usage: 1%", mal},
+	{"digits-vllm-spec", "SpecDecoding metrics: sample.Accepted: ", "9", " tokens, sample.Drafted: 2 tokens", mal},
+	{"digits-per-position", "SpecDecoding metrics: sample.Accepted: 1 tokens, sample.Drafted: 2 tokens, Per-position acceptance rate: 0.", "9", "", mal},
+	{"digits-per-position-list", "SpecDecoding metrics: sample.Accepted: 1 tokens, sample.Drafted: 2 tokens, Per-position acceptance rate: 0.5", ", 0.5", "", mal},
 	{"digits-vllm-v0", "Speculative metrics: Number of speculative tokens: ", "9", ", Number of accepted tokens: 1, Number of draft tokens: 2, Number of emitted tokens: 3.", mal},
 	{"digits-llamacpp", "draft acceptance rate = 0.5 (  ", "9", " accepted /  10 generated)", mal},
 	{"digits-key-value", "avg_commit_len=", "9", "", mal},
-	{"digits-rule", "spec stats: acc=", "9", " t=1ms", [2]Result{Ignored, Malformed}},
-	{"digits-rule-no-literal", "", "9", " tokens in context", [2]Result{Ignored, Malformed}},
+	{"digits-rule", "spec stats: acc=", "9", " t=1ms", [2]sample.Result{sample.Ignored, sample.Malformed}},
+	{"digits-rule-no-literal", "", "9", " tokens in context", [2]sample.Result{sample.Ignored, sample.Malformed}},
 
 	// Thousands of key=value and key: value pairs.
 	{"kv-pairs-primary", "avg_commit_len=2.9 ", "k=1 ", "", mat},
 	{"kv-pairs-noise", "", "a=b ", "", ign},
 	{"kv-pairs-duplicate", "avg_commit_len=2.9 ", "bs=1 ", "", mal},
-	{"kv-pairs-alias", "acc_len=2.5 ", "iter_ms=1 ", "", [2]Result{Ignored, Malformed}},
+	{"kv-pairs-alias", "acc_len=2.5 ", "iter_ms=1 ", "", [2]sample.Result{sample.Ignored, sample.Malformed}},
 	{"kv-pairs-comma", "avg_commit_len=2.9", ", k=1", "", mat},
 	{"kv-decode-fields", goodDecode, ", x: 1", "", mat},
 	{"kv-engine-fields", goodEngine, ", Foo: 1 reqs", "", mat},
@@ -88,7 +90,7 @@ var hostileShapes = []shape{
 	{"long-kv-value", "avg_commit_len=", "x", "", mal},
 	{"long-decode-key", "Decode batch, ", "k", ": 1", mal},
 	{"long-decode-value", "Decode batch, #running-req: ", "x", "", mal},
-	{"long-unit", "Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 1.0 ", "x", ", Running: 1 reqs, GPU KV cache usage: 1%", mal},
+	{"long-unit", "Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 1.0 ", "x", ", sample.Running: 1 reqs, GPU KV cache usage: 1%", mal},
 	{"long-host", "Nov 20 09:00:01 ", "h", " python3[1]: " + goodDecode, mat},
 	{"long-proc-tag", "(", "(", "pid=1) INFO 11-20 09:00:01 [loggers.py:271] " + goodEngine, mat},
 	{"long-compose-service", "", "s", "  | " + goodDecode, mat},
@@ -112,7 +114,7 @@ var hostileShapes = []shape{
 	{"brackets-nested", "", "[(", "", ign},
 	{"brackets-before-marker", "", "[", goodDecode, mat},
 	{"brackets-counter", "Decode batch [", "[", "], #running-req: 1, gen throughput (token/s): 1.0, #queue-req: 0", mal},
-	{"brackets-value", "SpecDecoding metrics: Accepted: ", "[", " tokens, Drafted: 2 tokens", mal},
+	{"brackets-value", "SpecDecoding metrics: sample.Accepted: ", "[", " tokens, sample.Drafted: 2 tokens", mal},
 	{"ansi-codes", "", "\x1b[1;36m", goodDecode, mat},
 	{"ansi-params", "\x1b[", "1;", "m" + goodDecode, mat},
 	{"ansi-replacement", "", "\xef\xbf\xbd[", " " + goodDecode, mat}, // "�[D" would be a CSI eating the D
@@ -147,12 +149,12 @@ var hostileShapes = []shape{
 // aliases.
 func hostileParsers(tb testing.TB) [2]*Parser {
 	tb.Helper()
-	r1, err := NewRule("fork", `spec stats: acc=(?P<commit_len>[0-9.]+) t=(?P<step_seconds>[0-9.]+)ms`, "", KindDecode,
+	r1, err := NewRule("fork", `spec stats: acc=(?P<commit_len>[0-9.]+) t=(?P<step_seconds>[0-9.]+)ms`, "", sample.KindDecode,
 		map[string]float64{"step_seconds": 0.001})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r2, err := NewRule("prose", `(?P<context>[0-9]+) tokens in context`, "", KindDecode, nil)
+	r2, err := NewRule("prose", `(?P<context>[0-9]+) tokens in context`, "", sample.KindDecode, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func hostileParsers(tb testing.TB) [2]*Parser {
 		NewParser(Options{}),
 		NewParser(Options{
 			Rules:   []Rule{r1, r2},
-			Aliases: map[string]Alias{"acc_len": {Field: Commit, Scale: 1}, "iter_ms": {Field: StepSeconds, Scale: 0.001}},
+			Aliases: map[string]Alias{"acc_len": {Field: sample.Commit, Scale: 1}, "iter_ms": {Field: sample.StepSeconds, Scale: 0.001}},
 		}),
 	}
 }
@@ -206,16 +208,16 @@ func TestHostileLines(t *testing.T) {
 					continue // the regexp NFA over 1 MiB, instrumented: minutes; the plain run covers it
 				}
 				name := fmt.Sprintf("%s/%s/%s", sh.name, parserNames[pi], sizeName(size))
-				var s Sample
+				var s Record
 				r := p.Parse(line, &s)
 				if r != sh.want[pi] {
 					t.Errorf("%s: %v (%s), want %v", name, r, s.Why, sh.want[pi])
 					continue
 				}
-				if (r == Malformed) != (s.Why != "") {
+				if (r == sample.Malformed) != (s.Why != "") {
 					t.Errorf("%s: %v with reason %q", name, r, s.Why)
 				}
-				if r == Matched {
+				if r == sample.Matched {
 					checkSane(t, name, &s)
 				}
 				if size == MaxLine || pi == 1 && race {
@@ -250,17 +252,17 @@ func ruleMatches(p *Parser, line []byte) bool {
 	return false
 }
 
-func checkSane(t *testing.T, name string, s *Sample) {
+func checkSane(t *testing.T, name string, s *Record) {
 	t.Helper()
-	for f := Field(0); f < numFields; f++ {
+	for f := sample.Field(0); f < numFields; f++ {
 		if v, ok := s.Get(f); ok && (v < 0 || v != v || v > 1e15) {
 			t.Errorf("%s: %v = %v", name, f, v)
 		}
 	}
-	if c, ok := s.Get(Commit); ok && (c < 1 || c > 64) {
+	if c, ok := s.Get(sample.Commit); ok && (c < 1 || c > 64) {
 		t.Errorf("%s: commit %v", name, c)
 	}
-	if s.NPos > MaxPerPosition {
+	if s.NPos > sample.MaxPerPosition {
 		t.Errorf("%s: %d per-position values", name, s.NPos)
 	}
 }
@@ -272,15 +274,15 @@ func checkSane(t *testing.T, name string, s *Sample) {
 func TestHostileLeadWordsWithEquals(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		want Result
+		want sample.Result
 	}{
-		{"[2026-11-20 09:00:01 TP0] Decode batch, running-req=1, tokens=5553, gen-throughput=31.87", Malformed},
-		{"[2026-11-20 09:00:01 TP0] Decode batch, running-req 1, tokens 5553, gen-throughput 31.87", Malformed},
-		{"Prefill batch, new-seq=1, new-token=812", Malformed},
-		{"[2026-11-20 09:00:01 TP0] Decode batch avg_commit_len=2.9 step_ms=40", Matched},
-		{"Decoded batches=3 in 2 s", Ignored},
+		{"[2026-11-20 09:00:01 TP0] Decode batch, running-req=1, tokens=5553, gen-throughput=31.87", sample.Malformed},
+		{"[2026-11-20 09:00:01 TP0] Decode batch, running-req 1, tokens 5553, gen-throughput 31.87", sample.Malformed},
+		{"Prefill batch, new-seq=1, new-token=812", sample.Malformed},
+		{"[2026-11-20 09:00:01 TP0] Decode batch avg_commit_len=2.9 step_ms=40", sample.Matched},
+		{"Decoded batches=3 in 2 s", sample.Ignored},
 	} {
-		var s Sample
+		var s Record
 		if r := NewParser(Options{}).Parse([]byte(c.line), &s); r != c.want {
 			t.Errorf("%q: %v (%s), want %v", c.line, r, s.Why, c.want)
 		}
@@ -293,16 +295,16 @@ func TestHostileLinePastMaxLine(t *testing.T) {
 	ps := hostileParsers(t)
 	for _, c := range []struct {
 		line string
-		want Result
+		want sample.Result
 	}{
-		{goodDecode + strings.Repeat(", x: 1", MaxLine/6) + ", #queue-req: 0, #queue-req: 0", Matched}, // the duplicate is past the cap
-		{"Decode batch, #running-req: 1, gen throughput (token/s): 1.0" + strings.Repeat(", x: 1", MaxLine/6) + ", #queue-req: 0", Malformed},
-		{strings.Repeat("#", 4*MaxLine), Ignored},
-		{strings.Repeat("9", 4*MaxLine), Ignored},
-		{strings.Repeat("a=b ", MaxLine), Ignored},
+		{goodDecode + strings.Repeat(", x: 1", MaxLine/6) + ", #queue-req: 0, #queue-req: 0", sample.Matched}, // the duplicate is past the cap
+		{"Decode batch, #running-req: 1, gen throughput (token/s): 1.0" + strings.Repeat(", x: 1", MaxLine/6) + ", #queue-req: 0", sample.Malformed},
+		{strings.Repeat("#", 4*MaxLine), sample.Ignored},
+		{strings.Repeat("9", 4*MaxLine), sample.Ignored},
+		{strings.Repeat("a=b ", MaxLine), sample.Ignored},
 	} {
 		for pi, p := range ps {
-			var s Sample
+			var s Record
 			if r := p.Parse([]byte(c.line), &s); r != c.want {
 				t.Errorf("%s: %.50q… (%d bytes): %v (%s), want %v", parserNames[pi], c.line, len(c.line), r, s.Why, c.want)
 			}
@@ -320,14 +322,14 @@ func TestHostileRuleRegexpIsLinear(t *testing.T) {
 		`(?P<context>(x|x)+)y`,
 		`(?P<running>[0-9]*)*z`,
 	} {
-		r, err := NewRule("redos", expr, "", KindDecode, nil)
+		r, err := NewRule("redos", expr, "", sample.KindDecode, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
 		p := NewParser(Options{Rules: []Rule{r}})
-		var s Sample
+		var s Record
 		line := bytes.Repeat([]byte("a"), 1<<16) // "aaaa…" with no final b: exponential for a backtracker
-		if got := p.Parse(line, &s); got != Ignored {
+		if got := p.Parse(line, &s); got != sample.Ignored {
 			t.Errorf("%s: %v", expr, got)
 		}
 	}
@@ -347,7 +349,7 @@ func benchHostile(b *testing.B, pi int) {
 		for _, size := range []int{1 << 10, 16 << 10, 256 << 10, 1 << 20} {
 			line := sh.line(size)
 			b.Run(fmt.Sprintf("%s/%s", sh.name, sizeName(size)), func(b *testing.B) {
-				var s Sample
+				var s Record
 				b.ReportAllocs()
 				b.SetBytes(int64(len(line)))
 				for b.Loop() {

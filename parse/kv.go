@@ -5,11 +5,12 @@ import (
 	"math"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Alias maps a custom build's key to a Field; Scale converts its unit (0.001 for milliseconds).
 type Alias struct {
-	Field Field
+	Field sample.Field
 	Scale float64
 }
 
@@ -20,39 +21,39 @@ func builtinAlias(key []byte) (Alias, bool) {
 	switch string(key) {
 	case "avg_commit_len", "commit_len", "avg_accept_len", "accept_len", "mean_accept_len",
 		"avg_acceptance_length", "mean_acceptance_length", "accept_length", "accept_mean":
-		return Alias{Commit, 1}, true
+		return Alias{sample.Commit, 1}, true
 	case "avg_accepted_depth", "accepted_depth":
-		return Alias{AcceptedDepth, 1}, true
+		return Alias{sample.AcceptedDepth, 1}, true
 	case "avg_accepted_drafts", "accepted_drafts":
-		return Alias{AcceptedDrafts, 1}, true
+		return Alias{sample.AcceptedDrafts, 1}, true
 	case "num_accepted_drafts", "num_accepted_tokens":
 		// A count over the logging interval, printed beside the average by DDTree builds.
-		return Alias{Accepted, 1}, true
+		return Alias{sample.Accepted, 1}, true
 	case "step_ms", "total_ms", "step_time_ms":
-		return Alias{StepSeconds, 0.001}, true
+		return Alias{sample.StepSeconds, 0.001}, true
 	case "step_time", "step_s", "step_sec":
-		return Alias{StepSeconds, 0}, true // unit decided by stepSeconds
+		return Alias{sample.StepSeconds, 0}, true // unit decided by stepSeconds
 	case "bs", "batch_size", "running", "num_running", "running_reqs":
-		return Alias{Running, 1}, true
+		return Alias{sample.Running, 1}, true
 	case "ctx", "context", "context_len", "context_tokens", "kv_tokens":
-		return Alias{Context, 1}, true
+		return Alias{sample.Context, 1}, true
 	case "gen_tps", "tok_s", "tokens_per_s", "gen_throughput":
-		return Alias{GenTPS, 1}, true
+		return Alias{sample.GenTPS, 1}, true
 	case "accept_rate", "acceptance_rate":
-		return Alias{AcceptRate, 1}, true
+		return Alias{sample.AcceptRate, 1}, true
 	case "can_run_cuda_graph", "cuda_graph":
-		return Alias{Graph, 1}, true
+		return Alias{sample.Graph, 1}, true
 	case "block_size":
-		return Alias{BlockSize, 1}, true
+		return Alias{sample.BlockSize, 1}, true
 	case "tree_budget":
-		return Alias{TreeBudget, 1}, true
+		return Alias{sample.TreeBudget, 1}, true
 	}
 	return Alias{}, false
 }
 
 // primary fields make a key=value line a sample; the rest only ride along.
-func primary(f Field) bool {
-	return f == Commit || f == AcceptedDepth || f == AcceptedDrafts || f == StepSeconds
+func primary(f sample.Field) bool {
+	return f == sample.Commit || f == sample.AcceptedDepth || f == sample.AcceptedDrafts || f == sample.StepSeconds
 }
 
 // maxStepSeconds separates "step_time=0.1013" (seconds) from "step_time=101.3" (milliseconds,
@@ -62,20 +63,20 @@ const maxStepSeconds = 10
 // kvValue reads the value of a known key strictly.
 func kvValue(a Alias, v []byte) (float64, bool) {
 	switch a.Field {
-	case Graph:
+	case sample.Graph:
 		return lex.Boolean(v)
-	case Commit:
+	case sample.Commit:
 		x, absent, ok := commitLen(v)
 		return x, ok && !absent
-	case AcceptRate:
+	case sample.AcceptRate:
 		return lex.Rate(v)
-	case Running, Context, BlockSize, TreeBudget:
+	case sample.Running, sample.Context, sample.BlockSize, sample.TreeBudget:
 		return lex.Integer(v)
-	case StepSeconds:
+	case sample.StepSeconds:
 		return stepSeconds(a, v)
 	}
 	x, ok := lex.WholeNumber(v)
-	if a.Field == AcceptedDepth || a.Field == AcceptedDrafts {
+	if a.Field == sample.AcceptedDepth || a.Field == sample.AcceptedDrafts {
 		ok = ok && x <= 64
 	}
 	return scale(x, a.Scale), ok
@@ -112,7 +113,7 @@ func stepSeconds(a Alias, v []byte) (float64, bool) {
 
 // keyValues parses every key=value token of b. It reports whether a primary key was present, so
 // that the caller can tell a statistics line from noise that happens to contain '='.
-func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimary bool) {
+func keyValues(b []byte, s *Record, extra map[string]Alias) (r sample.Result, sawPrimary bool) {
 	i := 0
 	for {
 		j := bytes.IndexByte(b[i:], '=')
@@ -130,7 +131,7 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 		}
 		if !ok {
 			if string(key) == "mode" && string(val) == "prefill" {
-				s.Kind = KindPrefill
+				s.Kind = sample.KindPrefill
 			}
 			continue
 		}
@@ -145,5 +146,5 @@ func keyValues(b []byte, s *Sample, extra map[string]Alias) (r Result, sawPrimar
 			return malformed(s, "key=value: duplicated key"), sawPrimary
 		}
 	}
-	return Matched, sawPrimary
+	return sample.Matched, sawPrimary
 }

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // layout is a record's keys in the order an engine version prints them, each after ", " (the
@@ -38,11 +39,11 @@ type layoutKey struct {
 	n     int       // len(text), 8 to 32
 	words [4]uint64 // text's first len(text)/8 whole 8-byte words, little-endian
 	last  uint64    // text's last 8 bytes (overlapping the words when len(text) % 8 != 0)
-	field Field
+	field sample.Field
 	kind  valueKind
 }
 
-func keys(fieldOf func([]byte) (Field, valueKind), ks ...string) layout {
+func keys(fieldOf func([]byte) (sample.Field, valueKind), ks ...string) layout {
 	l := make(layout, len(ks))
 	for i, k := range ks {
 		text := ", " + k + ": "
@@ -77,22 +78,17 @@ var (
 
 // readLayout reads the ", "-separated fields of b from i if they follow one of layouts, and
 // reports whether it did; when it did not, s holds no field (readFields starts afresh).
-func readLayout(b []byte, i int, layouts []layout, s *Sample) bool {
+func readLayout(b []byte, i int, layouts []layout, s *Record) bool {
 	for _, l := range layouts {
 		if readOneLayout(b, i, l, s) {
 			return true
 		}
-		for f := Field(0); f < numFields; f++ {
-			if s.Has(f) {
-				s.vals[f] = 0
-			}
-		}
-		s.has = 0
+		s.ClearFields()
 	}
 	return false
 }
 
-func readOneLayout(b []byte, pos int, l layout, s *Sample) bool {
+func readOneLayout(b []byte, pos int, l layout, s *Record) bool {
 	for k := range l {
 		key := &l[k]
 		// readFields skips any run of blanks and commas between fields: this reads one ", ",

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -73,16 +74,26 @@ func checkLayout(t *testing.T, b []byte) bool {
 	if !ok {
 		return false
 	}
-	var fast, slow Sample
+	var fast, slow Record
 	if !readLayout(b, i, layouts, &fast) {
-		if fast.has != 0 || fast.vals != ([numFields]float64{}) || fast.Why != "" {
+		if fast.Fields() != 0 || !sameValues(&fast.Sample, &sample.Sample{}) || fast.Why != "" {
 			t.Fatalf("%q: a layout that failed left %+v", b, fast)
 		}
 		return false
 	}
 	it := lex.Fields{B: b, Pos: i, Sep: ','}
-	if r := readFields(&it, &slow, rec); r != Matched || fast.has != slow.has || fast.vals != slow.vals || fast.Why != slow.Why {
+	if r := readFields(&it, &slow, rec); r != sample.Matched || fast.Fields() != slow.Fields() || !sameValues(&fast.Sample, &slow.Sample) || fast.Why != slow.Why {
 		t.Fatalf("%q:\n layout     %+v\n readFields %v %+v", b, fast, r, slow)
+	}
+	return true
+}
+
+// sameValues compares every field's stored value, present or not.
+func sameValues(a, b *sample.Sample) bool {
+	for f := sample.Field(0); f < numFields; f++ {
+		if a.Value(f) != b.Value(f) {
+			return false
+		}
 	}
 	return true
 }

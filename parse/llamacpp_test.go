@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 // TestLlamaCppLines: every line of a request, as llama-server 0.7.0 prints it (Debian
@@ -16,51 +18,51 @@ import (
 // parts of the request's join that the model skips, none with a commit length.
 func TestLlamaCppLines(t *testing.T) {
 	const p = "0.05.071.041 I slot print_timing: id  0 | task 0 | "
-	part := func(k Kind, f map[Field]float64, pos ...float64) want {
-		return want{r: Matched, kind: k, engine: EngineLlamaCpp, event: EventPart, f: f, pos: pos}
+	part := func(k sample.Kind, f map[sample.Field]float64, pos ...float64) want {
+		return want{r: sample.Matched, kind: k, engine: sample.EngineLlamaCpp, event: sample.EventPart, f: f, pos: pos}
 	}
 	for _, c := range []struct {
 		line string
 		w    want
 	}{
 		{p + "prompt eval time =     109.15 ms /    21 tokens (    5.20 ms per token,   192.39 tokens per second)",
-			want{r: Matched, kind: KindPrefill, engine: EngineLlamaCpp, f: map[Field]float64{NewTokens: 21, PromptTPS: 192.39}}},
+			want{r: sample.Matched, kind: sample.KindPrefill, engine: sample.EngineLlamaCpp, f: map[sample.Field]float64{sample.NewTokens: 21, sample.PromptTPS: 192.39}}},
 		{p + "       eval time =     948.21 ms /   128 tokens (    7.47 ms per token,   133.94 tokens per second)",
-			part(KindDecode, map[Field]float64{GenTPS: 133.94})},
-		{p + "      total time =    1057.37 ms /   149 tokens", part(KindDecode, nil)},
-		{p + "   graphs reused =         45", part(KindDecode, nil)},
-		{p + "  graph reallocs =          0    /     0        (same size) / (changed size)", part(KindDecode, nil)},
+			part(sample.KindDecode, map[sample.Field]float64{sample.GenTPS: 133.94})},
+		{p + "      total time =    1057.37 ms /   149 tokens", part(sample.KindDecode, nil)},
+		{p + "   graphs reused =         45", part(sample.KindDecode, nil)},
+		{p + "  graph reallocs =          0    /     0        (same size) / (changed size)", part(sample.KindDecode, nil)},
 		{p + "draft acceptance = 0.21180 (   79 accepted /   373 generated), mean len =  2.65",
-			part(KindSpec, map[Field]float64{AcceptRate: 0.2118, Accepted: 79, Drafted: 373})},
+			part(sample.KindSpec, map[sample.Field]float64{sample.AcceptRate: 0.2118, sample.Accepted: 79, sample.Drafted: 373})},
 		{p + "     acc per pos = (0.667, 0.667, 0.312, 0.000, 0.000, 0.000, 0.000, 0.000)",
-			part(KindSpec, nil, 0.667, 0.667, 0.312, 0, 0, 0, 0, 0)},
-		{p + "     acc per pos = ()", part(KindSpec, nil)},
-		{p + "     acc per pos = (" + strings.Repeat("0.900, ", 63) + "0.100)", part(KindSpec, nil, append(rep(0.9, 63), 0.1)...)},
-		{"0.05.071.261 I slot      release: id  0 | task 0 | stop processing: n_tokens = 148, truncated = 0", part(KindDecode, nil)},
-		{"0.04.013.608 I slot launch_slot_: id  0 | task 0 | processing task, is_child = 0", part(KindDecode, nil)},
+			part(sample.KindSpec, nil, 0.667, 0.667, 0.312, 0, 0, 0, 0, 0)},
+		{p + "     acc per pos = ()", part(sample.KindSpec, nil)},
+		{p + "     acc per pos = (" + strings.Repeat("0.900, ", 63) + "0.100)", part(sample.KindSpec, nil, append(rep(0.9, 63), 0.1)...)},
+		{"0.05.071.261 I slot      release: id  0 | task 0 | stop processing: n_tokens = 148, truncated = 0", part(sample.KindDecode, nil)},
+		{"0.04.013.608 I slot launch_slot_: id  0 | task 0 | processing task, is_child = 0", part(sample.KindDecode, nil)},
 		{"1.02.846.974 I slot print_timing: id  1 | task 807 | n_gen =    159, tg =  22.63 t/s, tg_3s =  19.08 t/s",
-			part(KindDecode, map[Field]float64{GenTPS: 22.63})},
+			part(sample.KindDecode, map[sample.Field]float64{sample.GenTPS: 22.63})},
 		{"2.02.846.974 I slot print_timing: id  3 | task 0 | n_decoded =   1081, tg =  12.93 t/s, tg_3s =  12.57 t/s",
-			part(KindDecode, map[Field]float64{GenTPS: 12.93})},
+			part(sample.KindDecode, map[sample.Field]float64{sample.GenTPS: 12.93})},
 		{"Nov 20 09:00:10 gpu09 llama-server[77]: slot      release: id  0 | task 5 | stop processing: n_past = 148, truncated = 0",
-			want{r: Matched, kind: KindDecode, engine: EngineLlamaCpp, event: EventPart, host: "gpu09", unit: "llama-server"}},
+			want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineLlamaCpp, event: sample.EventPart, host: "gpu09", unit: "llama-server"}},
 		// Older builds' continuation lines, without the slot.
 		{"prompt eval time =     184.43 ms /   142 tokens (    1.30 ms per token,   769.93 tokens per second)",
-			want{r: Matched, kind: KindPrefill, engine: EngineLlamaCpp, f: map[Field]float64{NewTokens: 142, PromptTPS: 769.93}}},
+			want{r: sample.Matched, kind: sample.KindPrefill, engine: sample.EngineLlamaCpp, f: map[sample.Field]float64{sample.NewTokens: 142, sample.PromptTPS: 769.93}}},
 		{"       eval time =  469503.36 ms / 35716 tokens (   13.15 ms per token,    76.07 tokens per second)",
-			part(KindDecode, map[Field]float64{GenTPS: 76.07})},
-		{"      total time =  469687.79 ms / 35858 tokens", part(KindDecode, nil)},
+			part(sample.KindDecode, map[sample.Field]float64{sample.GenTPS: 76.07})},
+		{"      total time =  469687.79 ms / 35858 tokens", part(sample.KindDecode, nil)},
 		// Slot lines that are no request's figures, and noise around them.
-		{"0.05.114.436 I slot get_availabl: id  0 | task -1 | selected slot by LCP similarity, f_sim_best = 1.000 (> 0.100 thold), f_keep = 0.142", want{r: Ignored}},
-		{"0.04.013.623 I slot   operator(): id  0 | task 0 | new prompt, n_ctx_slot = 16384, n_keep = 0, task.n_tokens = 21", want{r: Ignored}},
-		{"0.04.013.673 I slot init_sampler: id  0 | task 0 | init sampler, took 0.01 ms, tokens: text = 21, total = 21", want{r: Ignored}},
-		{"0.04.013.700 D slot process_toke: id  0 | task 0 | n_gen = 12, n_remaining = 116, next token:   310 ' the'", want{r: Ignored}},
-		{"0.00.038.322 I print_info: n_ctx_train           = 16384", want{r: Ignored}},
-		{"| task | eval = 5 |", want{r: Ignored}},
+		{"0.05.114.436 I slot get_availabl: id  0 | task -1 | selected slot by LCP similarity, f_sim_best = 1.000 (> 0.100 thold), f_keep = 0.142", want{r: sample.Ignored}},
+		{"0.04.013.623 I slot   operator(): id  0 | task 0 | new prompt, n_ctx_slot = 16384, n_keep = 0, task.n_tokens = 21", want{r: sample.Ignored}},
+		{"0.04.013.673 I slot init_sampler: id  0 | task 0 | init sampler, took 0.01 ms, tokens: text = 21, total = 21", want{r: sample.Ignored}},
+		{"0.04.013.700 D slot process_toke: id  0 | task 0 | n_gen = 12, n_remaining = 116, next token:   310 ' the'", want{r: sample.Ignored}},
+		{"0.00.038.322 I print_info: n_ctx_train           = 16384", want{r: sample.Ignored}},
+		{"| task | eval = 5 |", want{r: sample.Ignored}},
 		// Damaged: the marker is there, the figures are not.
-		{p + "       eval time =     948.21 ms /   12x tokens (    7.47 ms per token,   133.94 tokens per second)", want{r: Malformed}},
-		{p + "     acc per pos = (" + strings.Repeat("0.900, ", 64) + "0.100)", want{r: Malformed}},
-		{"0.05.071.261 I slot      release: id  0 | task 0 | stop processing: n_tokens = x, truncated = 0", want{r: Malformed}},
+		{p + "       eval time =     948.21 ms /   12x tokens (    7.47 ms per token,   133.94 tokens per second)", want{r: sample.Malformed}},
+		{p + "     acc per pos = (" + strings.Repeat("0.900, ", 64) + "0.100)", want{r: sample.Malformed}},
+		{"0.05.071.261 I slot      release: id  0 | task 0 | stop processing: n_tokens = x, truncated = 0", want{r: sample.Malformed}},
 	} {
 		check(t, c.line, c.w)
 	}
@@ -117,14 +119,14 @@ func TestLlamaCppCaptures(t *testing.T) {
 	p := NewParser(Options{})
 	for name, lines := range captures(t) {
 		for i, line := range lines {
-			var s Sample
+			var s Record
 			r := p.Parse([]byte(line), &s)
-			if r == Malformed {
+			if r == sample.Malformed {
 				t.Errorf("%s:%d malformed (%s): %q", name, i+1, s.Why, line)
 			}
 			request := strings.Contains(line, "print_timing:") || strings.Contains(line, "stop processing") ||
 				strings.Contains(line, "processing task,") || strings.Contains(line, "statistics ")
-			if request && r != Matched {
+			if request && r != sample.Matched {
 				t.Errorf("%s:%d %v: %q", name, i+1, r, line)
 			}
 		}
@@ -133,19 +135,19 @@ func TestLlamaCppCaptures(t *testing.T) {
 
 // joined runs lines through a Parser and a Stream and returns every request sample, those
 // carried by a release line and those Take hands out (after Flush at the end), in order.
-func joined(t *testing.T, lines []string, times ...int64) []Sample {
+func joined(t *testing.T, lines []string, times ...int64) []Record {
 	t.Helper()
 	p, st := NewParser(Options{}), NewStream(StreamOptions{})
-	var out []Sample
-	var s Sample
+	var out []Record
+	var s Record
 	for i, line := range lines {
-		if p.Parse([]byte(line), &s) == Matched {
+		if p.Parse([]byte(line), &s) == sample.Matched {
 			var at int64
 			if i < len(times) {
 				at = times[i]
 			}
 			st.Resolve(at, []byte("gpu07"), []byte("llama-server.service"), &s)
-			if s.Event == EventRequest {
+			if s.Event == sample.EventRequest {
 				out = append(out, s)
 			}
 		}
@@ -165,13 +167,13 @@ type reqWant struct {
 	npos                                                   int
 }
 
-func checkRequest(t *testing.T, s *Sample, w reqWant) {
+func checkRequest(t *testing.T, s *Record, w reqWant) {
 	t.Helper()
-	if s.Kind != KindDecode || s.Engine != EngineLlamaCpp || s.Event != EventRequest || string(s.Host) != "gpu07" {
+	if s.Kind != sample.KindDecode || s.Engine != sample.EngineLlamaCpp || s.Event != sample.EventRequest || string(s.Host) != "gpu07" {
 		t.Fatalf("sample %v %v %v %q", s.Kind, s.Engine, s.Event, s.Host)
 	}
-	for f, x := range map[Field]float64{Steps: w.steps, Commit: w.commit, StepSeconds: w.stepMs / 1000, GenTPS: w.tps,
-		Context: w.ctx, Accepted: w.acc, Drafted: w.drafted, Running: w.running} {
+	for f, x := range map[sample.Field]float64{sample.Steps: w.steps, sample.Commit: w.commit, sample.StepSeconds: w.stepMs / 1000, sample.GenTPS: w.tps,
+		sample.Context: w.ctx, sample.Accepted: w.acc, sample.Drafted: w.drafted, sample.Running: w.running} {
 		if v, ok := s.Get(f); !ok || math.Abs(v-x) > 1e-3*math.Max(1, x) {
 			t.Errorf("%v = %v (%v), want %v", f, v, ok, x)
 		}
@@ -209,7 +211,7 @@ func TestLlamaCppJoinCaptures(t *testing.T) {
 	}
 	checkRequest(t, &ngram[0], reqWant{42, 199.0 / 42, 633.31 / 42, 200 / 0.63331, 220 - 99.5, 157, 157, 1, 0})
 	checkRequest(t, &ngram[1], reqWant{199, 1, 731.49 / 199, 200 / 0.73149, 220 - 99.5, 0, 0, 1, 0})
-	if ngram[1].Has(AcceptRate) {
+	if ngram[1].Has(sample.AcceptRate) {
 		t.Error("an acceptance rate for a request that never drafted")
 	}
 	checkRequest(t, &ngram[2], reqWant{49, 1, 473.10 / 49, 50 / 0.4731, 63 - 24.5, 0, 0, 1, 0})
@@ -239,15 +241,15 @@ func TestLlamaCppJoinInterleaved(t *testing.T) {
 		"slot      release: id  1 | task 3 | stop processing: n_tokens = 148, truncated = 0",
 	}
 	got := joined(t, lines)
-	if len(got) != 2 || got[0].Value(Accepted) != 79 || got[1].Value(Accepted) != 67 ||
-		got[0].Value(Running) != 2 || got[1].Value(Running) != 2 {
+	if len(got) != 2 || got[0].Value(sample.Accepted) != 79 || got[1].Value(sample.Accepted) != 67 ||
+		got[0].Value(sample.Running) != 2 || got[1].Value(sample.Running) != 2 {
 		t.Fatalf("%d requests: %+v", len(got), got)
 	}
 	// Without launch lines, with times: the decodes' overlap ([0.94, 2.0] s and [1.77, 3.0] s).
 	lines = []string{lines[3], lines[4], lines[6], lines[7], lines[8], lines[10]}
 	times := []int64{2e6, 2e6, 2e6, 3e6, 3e6, 3e6}
 	got = joined(t, lines, times...)
-	if len(got) != 2 || got[0].Value(Running) != 1 || got[1].Value(Running) != 2 {
+	if len(got) != 2 || got[0].Value(sample.Running) != 1 || got[1].Value(sample.Running) != 2 {
 		t.Fatalf("by overlap: %+v", got)
 	}
 }
@@ -263,12 +265,12 @@ func TestLlamaCppJoinNoRelease(t *testing.T) {
 		}
 	}
 	got := joined(t, lines)
-	if len(got) != 2 || got[0].Value(Accepted) != 1 || got[1].Value(Accepted) != 30 {
+	if len(got) != 2 || got[0].Value(sample.Accepted) != 1 || got[1].Value(sample.Accepted) != 30 {
 		t.Fatalf("%d requests: %+v", len(got), got)
 	}
 	// No release: the context is the prompt evaluated plus G / 2 (the cached prefix unknown).
-	if got[0].Value(Context) != 21+64 || got[1].Value(Context) != 1+64 {
-		t.Errorf("contexts %v %v", got[0].Value(Context), got[1].Value(Context))
+	if got[0].Value(sample.Context) != 21+64 || got[1].Value(sample.Context) != 1+64 {
+		t.Errorf("contexts %v %v", got[0].Value(sample.Context), got[1].Value(sample.Context))
 	}
 }
 
@@ -276,28 +278,28 @@ func TestLlamaCppJoinNoRelease(t *testing.T) {
 // are the change since; a counter that goes down is a restart, read from zero.
 func TestLlamaCppStatsDeltas(t *testing.T) {
 	p, st := NewParser(Options{}), NewStream(StreamOptions{})
-	var s Sample
-	stat := func(line string) Sample {
+	var s Record
+	stat := func(line string) Record {
 		t.Helper()
-		if r := p.Parse([]byte("0.05.071.224 I spec common_specu: "+line), &s); r != Matched {
+		if r := p.Parse([]byte("0.05.071.224 I spec common_specu: "+line), &s); r != sample.Matched {
 			t.Fatalf("%q: %v %s", line, r, s.Why)
 		}
 		st.Resolve(1, []byte("gpu07"), []byte("llama-server.service"), &s)
 		return s
 	}
 	s1 := stat("statistics     draft-simple: #calls(b,g,a) =    1     48     48, #gen drafts =     48, #acc drafts =    32, #gen tokens =    373, #acc tokens =    79, #mean acc len = 2.65, #acc rate/pos = (0.667, 0.667, 0.312), dur(b,g,a) = 0.016, 41.300, 0.015 ms")
-	if s1.Event != EventTotals || s1.Value(Accepted) != 79 || s1.Has(Commit) {
-		t.Fatalf("first: %v %v", s1.Event, s1.Value(Accepted))
+	if s1.Event != sample.EventTotals || s1.Value(sample.Accepted) != 79 || s1.Has(sample.Commit) {
+		t.Fatalf("first: %v %v", s1.Event, s1.Value(sample.Accepted))
 	}
 	s2 := stat("statistics     draft-simple: #calls(b,g,a) =    2    107    107, #gen drafts =    107, #acc drafts =    68, #gen tokens =    826, #acc tokens =   146, #mean acc len = 2.36, #acc rate/pos = (0.636, 0.439, 0.215, 0.047, 0.028), dur(b,g,a) = 0.031, 92.757, 0.032 ms")
-	if s2.Event != EventStatsDelta || s2.Value(Accepted) != 67 || s2.Value(Drafted) != 453 || s2.NPos != 5 ||
-		math.Abs(s2.PerPos[0]-0.610) > 0.0005 || s2.Has(Commit) {
-		t.Fatalf("second: %v %v %v %v", s2.Event, s2.Value(Accepted), s2.Value(Drafted), s2.PerPos[:s2.NPos])
+	if s2.Event != sample.EventStatsDelta || s2.Value(sample.Accepted) != 67 || s2.Value(sample.Drafted) != 453 || s2.NPos != 5 ||
+		math.Abs(s2.PerPos[0]-0.610) > 0.0005 || s2.Has(sample.Commit) {
+		t.Fatalf("second: %v %v %v %v", s2.Event, s2.Value(sample.Accepted), s2.Value(sample.Drafted), s2.PerPos[:s2.NPos])
 	}
 	s3 := stat("statistics     draft-simple: #calls(b,g,a) =    1    126    126, #gen drafts =    126, #acc drafts =     0, #gen tokens =    980, #acc tokens =     0, #mean acc len = 1.00, #acc rate/pos = (), dur(b,g,a) = 0.024, 99.859, 0.011 ms")
-	if s3.Event != EventStatsDelta || s3.Value(Accepted) != 0 || s3.Value(Drafted) != 980 || s3.NPos != 0 ||
+	if s3.Event != sample.EventStatsDelta || s3.Value(sample.Accepted) != 0 || s3.Value(sample.Drafted) != 980 || s3.NPos != 0 ||
 		st.JoinCounts().Resets != 1 {
-		t.Fatalf("restart: %v %v %v %+v", s3.Event, s3.Value(Accepted), s3.Value(Drafted), st.JoinCounts())
+		t.Fatalf("restart: %v %v %v %+v", s3.Event, s3.Value(sample.Accepted), s3.Value(sample.Drafted), st.JoinCounts())
 	}
 }
 
@@ -311,10 +313,10 @@ func TestLlamaCppNoAllocs(t *testing.T) {
 	}
 	p, st := NewParser(Options{}), NewStream(StreamOptions{})
 	host, unit := []byte("gpu07"), []byte("llama-server.service")
-	var s Sample
+	var s Record
 	run := func() {
 		for _, line := range bs {
-			if p.Parse(line, &s) != Ignored {
+			if p.Parse(line, &s) != sample.Ignored {
 				st.Resolve(1, host, unit, &s)
 			}
 			for st.Take(&s) {

@@ -1,6 +1,9 @@
 package parse
 
-import "github.com/specwatch/specwatch/parse/internal/llama"
+import (
+	"github.com/specwatch/specwatch/parse/internal/llama"
+	"github.com/specwatch/specwatch/sample"
+)
 
 // llamaJoin is Stream's llama.cpp state: the requests whose lines are being joined (keyed by
 // host, unit, container, namespace, pod, slot and task) and each implementation's previous
@@ -16,9 +19,9 @@ type llamaJoin struct {
 // joinLlama is Resolve's hook for llama.cpp's samples. A request's release line becomes the
 // request's sample (EventRequest) when its timings came before it; a statistics line after the
 // first of its server and implementation becomes the change since (EventStatsDelta).
-func (st *Stream) joinLlama(s *Sample) {
+func (st *Stream) joinLlama(s *Record) {
 	j, tag := &st.llama, &s.llama
-	if s.Why != "" || tag.line.Part == llama.PartNone && !tag.isSt && s.Event != EventRestart {
+	if s.Why != "" || tag.line.Part == llama.PartNone && !tag.isSt && s.Event != sample.EventRestart {
 		return
 	}
 	j.key = llama.Key(j.key[:0], s.Host, s.Unit, s.Container, s.Namespace, s.Pod)
@@ -34,9 +37,9 @@ func (st *Stream) joinLlama(s *Sample) {
 		case llama.Reset:
 			j.resets++
 		}
-		s.Event, s.NPos = EventStatsDelta, tag.stats.NPos
-		s.Set(Accepted, tag.stats.AccTokens)
-		s.Set(Drafted, tag.stats.GenTokens)
+		s.Event, s.NPos = sample.EventStatsDelta, tag.stats.NPos
+		s.Set(sample.Accepted, tag.stats.AccTokens)
+		s.Set(sample.Drafted, tag.stats.GenTokens)
 	default: // the server (re)started
 		j.deltas.Restart(j.key)
 		j.req.Restart(j.key)
@@ -47,28 +50,29 @@ func (st *Stream) joinLlama(s *Sample) {
 // context over its verify steps (llama.Figures), accepted and drafted tokens (both 0 when it
 // never drafted, so that "no drafts" is not "a broken drafter"), Running and its per-position
 // list. false when the request made no verify step.
-func (j *llamaJoin) fill(r *llama.Request, s *Sample) bool {
+func (j *llamaJoin) fill(r *llama.Request, s *Record) bool {
 	f, ok := r.Figures()
 	if !ok {
 		j.unusable++
 		return false
 	}
-	s.has, s.llama = 0, llamaTag{}
-	s.Kind, s.Event, s.Engine = KindDecode, EventRequest, EngineLlamaCpp
-	s.Set(Steps, f.Steps)
-	s.Set(Commit, f.Commit)
-	s.Set(StepSeconds, f.StepSeconds)
-	s.Set(GenTPS, f.GenTPS)
+	s.ClearFields()
+	s.llama = llamaTag{}
+	s.Kind, s.Event, s.Engine = sample.KindDecode, sample.EventRequest, sample.EngineLlamaCpp
+	s.Set(sample.Steps, f.Steps)
+	s.Set(sample.Commit, f.Commit)
+	s.Set(sample.StepSeconds, f.StepSeconds)
+	s.Set(sample.GenTPS, f.GenTPS)
 	if f.HasContext {
-		s.Set(Context, f.Context)
+		s.Set(sample.Context, f.Context)
 	}
-	s.Set(Accepted, r.Accepted) // 0 and 0 without an acceptance line
-	s.Set(Drafted, r.Drafted)
+	s.Set(sample.Accepted, r.Accepted) // 0 and 0 without an acceptance line
+	s.Set(sample.Drafted, r.Drafted)
 	if r.HasAccept {
-		s.Set(AcceptRate, r.Rate)
+		s.Set(sample.AcceptRate, r.Rate)
 	}
 	if r.Running > 0 {
-		s.Set(Running, float64(r.Running))
+		s.Set(sample.Running, float64(r.Running))
 	}
 	s.NPos = copy(s.PerPos[:], r.Pos[:r.NPos])
 	return true
@@ -77,7 +81,7 @@ func (j *llamaJoin) fill(r *llama.Request, s *Sample) bool {
 // Take fills s with the next finished llama.cpp request that no release line carried (see
 // Flush), and reports whether there was one. Callers drain it after every Resolve, and after
 // Flush: for st.Take(&s) { apply(&s) }. s's byte slices are valid until the next Resolve.
-func (st *Stream) Take(s *Sample) bool {
+func (st *Stream) Take(s *Record) bool {
 	for {
 		r, ok := st.llama.req.Take()
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"github.com/specwatch/specwatch/parse/internal/lex"
 	"github.com/specwatch/specwatch/parse/internal/llama"
 	"github.com/specwatch/specwatch/parse/internal/stamp"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Options extend the built-in formats.
@@ -32,7 +33,7 @@ func NewParser(opts Options) *Parser { return &Parser{opts: opts} }
 const MaxLine = 1 << 20
 
 // Parse reads one line into s (which it resets first) and says what the line was.
-func (p *Parser) Parse(line []byte, s *Sample) Result {
+func (p *Parser) Parse(line []byte, s *Record) sample.Result {
 	s.Reset()
 	if len(line) > MaxLine {
 		line = line[:MaxLine]
@@ -40,7 +41,7 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 	fam := families(line)
 	if fam == 0 {
 		if len(p.opts.Rules) == 0 {
-			return Ignored // noise, most lines
+			return sample.Ignored // noise, most lines
 		}
 		return p.rules(line, s)
 	}
@@ -49,7 +50,7 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 		line = p.scratch
 	}
 	line = lex.TrimSpace(line)
-	if r := p.classify(line, fam, s); r != Ignored || len(p.opts.Rules) == 0 {
+	if r := p.classify(line, fam, s); r != sample.Ignored || len(p.opts.Rules) == 0 {
 		return r
 	}
 	s.Reset()
@@ -57,14 +58,14 @@ func (p *Parser) Parse(line []byte, s *Sample) Result {
 }
 
 // rules tries the configured rules on a line the built-in parsers ignored.
-func (p *Parser) rules(line []byte, s *Sample) Result {
+func (p *Parser) rules(line []byte, s *Record) sample.Result {
 	for i := range p.opts.Rules {
-		if r := p.opts.Rules[i].apply(line, s); r != Ignored {
+		if r := p.opts.Rules[i].apply(line, s); r != sample.Ignored {
 			return r
 		}
 		s.Reset()
 	}
-	return Ignored
+	return sample.Ignored
 }
 
 // Families of markers, found by the first look at a line.
@@ -247,13 +248,13 @@ type marker struct {
 	text   string
 	anchor int // index in text of a byte that is rare in logs; see index
 	fam    uint8
-	engine Engine // when no prefix names one
-	body   func(p *Parser, b []byte, s *Sample) Result
+	engine sample.Engine // when no prefix names one
+	body   func(p *Parser, b []byte, s *Record) sample.Result
 	lead   func(b []byte, at int) int // where the record starts, when before the marker
 }
 
 // mark builds a marker whose search anchors on the first rare byte in text.
-func mark(text string, rare byte, fam uint8, engine Engine, body func(p *Parser, b []byte, s *Sample) Result) marker {
+func mark(text string, rare byte, fam uint8, engine sample.Engine, body func(p *Parser, b []byte, s *Record) sample.Result) marker {
 	anchor := strings.IndexByte(text, rare)
 	if anchor < 0 {
 		panic("parse: marker " + text + " lacks its anchor " + string(rare))
@@ -291,47 +292,47 @@ func (m *marker) index(b []byte) int {
 // markers are tried in order; the first found decides the line's shape, and everything before
 // it is prefix.
 var markers = [...]marker{
-	mark("Decode batch", 'b', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangDecode(b, s) }),
-	mark("SpecDecoding metrics:", 'D', famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
+	mark("Decode batch", 'b', famBatch, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return sglangDecode(b, s) }),
+	mark("SpecDecoding metrics:", 'D', famMetrics, sample.EngineVLLM, func(_ *Parser, b []byte, s *Record) sample.Result {
 		return vllmSpec(b[len("SpecDecoding metrics:"):], s)
 	}),
-	mark("Avg prompt throughput:", 'h', famEngine, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result { return vllmEngine(b, s) }),
-	mark("Speculative metrics:", 'S', famMetrics, EngineVLLM, func(_ *Parser, b []byte, s *Sample) Result {
+	mark("Avg prompt throughput:", 'h', famEngine, sample.EngineVLLM, func(_ *Parser, b []byte, s *Record) sample.Result { return vllmEngine(b, s) }),
+	mark("Speculative metrics:", 'S', famMetrics, sample.EngineVLLM, func(_ *Parser, b []byte, s *Record) sample.Result {
 		return vllmSpecV0(b[len("Speculative metrics:"):], s)
 	}),
-	mark("Prefill batch", 'f', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
+	mark("Prefill batch", 'f', famBatch, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result {
 		return sglangPrefill(b, len("Prefill batch"), ',', s)
 	}),
-	mark("new fill batch", 'f', famBatch, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result {
+	mark("new fill batch", 'f', famBatch, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result {
 		return sglangPrefill(b, len("new fill batch"), '.', s)
 	}),
-	mark("#retracted_reqs:", '#', famRetract, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return sglangRetract(b, s) }),
+	mark("#retracted_reqs:", '#', famRetract, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return sglangRetract(b, s) }),
 	// llama.cpp's slot lines ("id  0 | task 5 | …") before the bare ones they contain.
-	led(mark("| task ", '|', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaSlot(b, s) }), llama.SlotLead),
-	mark("draft acceptance ", 'f', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }),
-	led(mark("#calls(b,g,a) = ", '#', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaStats(b, s) }), llama.StatsLead),
-	led(mark("eval time = ", 'v', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }), llama.EvalLead),
-	mark("total time = ", 'm', famSpaced, EngineLlamaCpp, func(_ *Parser, b []byte, s *Sample) Result { return llamaBare(b, s) }),
-	mark("Initialized DFLASH draft runner", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
-	mark("Initialized DDTree worker", 'z', famDrafter, EngineSGLang, (*Parser).drafterEvent),
-	mark("DFLASH verify completed", 'H', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
-	mark("DDTREE verify completed", 'T', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return verifyDone(b, s) }),
-	mark("[DFLASH accept]", 'F', famDrafter, EngineSGLang, func(_ *Parser, b []byte, s *Sample) Result { return dflashAccept(b, s) }),
-	mark("[DFLASH profile]", 'F', famDrafter, EngineSGLang, (*Parser).dflashProfile),
+	led(mark("| task ", '|', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaSlot(b, s) }), llama.SlotLead),
+	mark("draft acceptance ", 'f', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaBare(b, s) }),
+	led(mark("#calls(b,g,a) = ", '#', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaStats(b, s) }), llama.StatsLead),
+	led(mark("eval time = ", 'v', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaBare(b, s) }), llama.EvalLead),
+	mark("total time = ", 'm', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaBare(b, s) }),
+	mark("Initialized DFLASH draft runner", 'z', famDrafter, sample.EngineSGLang, (*Parser).drafterEvent),
+	mark("Initialized DDTree worker", 'z', famDrafter, sample.EngineSGLang, (*Parser).drafterEvent),
+	mark("DFLASH verify completed", 'H', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return verifyDone(b, s) }),
+	mark("DDTREE verify completed", 'T', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return verifyDone(b, s) }),
+	mark("[DFLASH accept]", 'F', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return dflashAccept(b, s) }),
+	mark("[DFLASH profile]", 'F', famDrafter, sample.EngineSGLang, (*Parser).dflashProfile),
 	// Start-up lines: the engine (re)started, so restart_regression compares what follows with
 	// what came before (vllm/entrypoints/openai/api_server.py, sglang's launch_server,
 	// llama.cpp's tools/server/server.cpp).
-	mark("vLLM API server version ", 'A', famStart, EngineVLLM, startEvent),
-	mark("server_args=ServerArgs(", 'A', famStart, EngineSGLang, startEvent),
-	mark("main: server is listening", 'g', famStart, EngineLlamaCpp, startEvent),
-	mark("llama_server: listening on ", '_', famStart, EngineLlamaCpp, startEvent), // 0.7.0
+	mark("vLLM API server version ", 'A', famStart, sample.EngineVLLM, startEvent),
+	mark("server_args=ServerArgs(", 'A', famStart, sample.EngineSGLang, startEvent),
+	mark("main: server is listening", 'g', famStart, sample.EngineLlamaCpp, startEvent),
+	mark("llama_server: listening on ", '_', famStart, sample.EngineLlamaCpp, startEvent), // 0.7.0
 }
 
 // startEvent is an engine's start-up line: an event naming no rank, which the model applies to
 // every series of the engine's host, unit and container.
-func startEvent(_ *Parser, _ []byte, s *Sample) Result {
-	s.Kind, s.Event = KindEvent, EventRestart
-	return Matched
+func startEvent(_ *Parser, _ []byte, s *Record) sample.Result {
+	s.Kind, s.Event = sample.KindEvent, sample.EventRestart
+	return sample.Matched
 }
 
 // markersOf lists, for each set of families, the markers of those families in the order of
@@ -347,7 +348,7 @@ var markersOf = func() (t [int(famStart) << 1][]uint8) {
 	return t
 }()
 
-func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
+func (p *Parser) classify(b []byte, fam uint8, s *Record) sample.Result {
 	if fam&famEquals != 0 && namesDrafter(b) {
 		fam |= famDrafter
 	}
@@ -361,13 +362,13 @@ func (p *Parser) classify(b []byte, fam uint8, s *Sample) Result {
 			at = m.lead(b, at)
 		}
 		prefix(b[:engineLead(b, at, s)], s)
-		if s.Engine == EngineUnknown {
+		if s.Engine == sample.EngineUnknown {
 			s.Engine = m.engine
 		}
 		return m.body(p, b[at:], s)
 	}
 	if fam&famEquals == 0 {
-		return Ignored
+		return sample.Ignored
 	}
 	return p.generic(b, fam&famSpaced != 0, s)
 }
@@ -391,7 +392,7 @@ func namesDrafter(b []byte) bool {
 
 // engineLead finds vLLM's "Engine 000: " or "2 Engines Aggregated: " before the marker at,
 // records it as the rank and returns where it starts, which is where the prefix ends.
-func engineLead(b []byte, at int, s *Sample) int {
+func engineLead(b []byte, at int, s *Record) int {
 	if at < 2 || b[at-1] != ' ' || b[at-2] != ':' {
 		return at
 	}
@@ -417,8 +418,8 @@ func engineLead(b []byte, at int, s *Sample) int {
 	return at
 }
 
-func (p *Parser) drafterEvent(b []byte, s *Sample) Result {
-	s.Kind, s.Event = KindEvent, EventDrafterInit
+func (p *Parser) drafterEvent(b []byte, s *Record) sample.Result {
+	s.Kind, s.Event = sample.KindEvent, sample.EventDrafterInit
 	r, _ := keyValues(b, s, p.opts.Aliases)
 	return r
 }
@@ -426,7 +427,7 @@ func (p *Parser) drafterEvent(b []byte, s *Sample) Result {
 // generic handles key=value statistics. A line with '=' but no primary key is noise, or one of
 // llama.cpp's summary lines when spaced (its first '=' is " = ", see famSpaced). b has a '=':
 // classify calls generic only for the equals family.
-func (p *Parser) generic(b []byte, spaced bool, s *Sample) Result {
+func (p *Parser) generic(b []byte, spaced bool, s *Record) sample.Result {
 	r, primary := keyValues(b, s, p.opts.Aliases)
 	if !primary {
 		s.Reset()
@@ -441,20 +442,20 @@ func (p *Parser) generic(b []byte, spaced bool, s *Sample) Result {
 		if fam := leadFamily(b); fam != 0 {
 			return p.classify(b, fam, s)
 		}
-		return Ignored
+		return sample.Ignored
 	}
-	if r == Malformed {
+	if r == sample.Malformed {
 		return r
 	}
-	if s.Kind == KindNone {
-		s.Kind = KindDecode
+	if s.Kind == sample.KindNone {
+		s.Kind = sample.KindDecode
 	}
 	at := firstKey(b)
 	prefix(b[:at], s)
-	if s.Engine == EngineUnknown {
-		s.Engine = EngineGeneric
+	if s.Engine == sample.EngineUnknown {
+		s.Engine = sample.EngineGeneric
 	}
-	return Matched
+	return sample.Matched
 }
 
 // firstKey finds where the first key=value token starts, the end of the prefix.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 // Rule reads a shape no built-in parser knows: a regular expression whose named groups are
@@ -12,29 +14,29 @@ import (
 // the noise that lacks its literal.
 type Rule struct {
 	Name     string
-	Contains string // a literal every matching line contains; derived from the regexp if empty
-	Kind     Kind   // KindDecode when zero
+	Contains string      // a literal every matching line contains; derived from the regexp if empty
+	Kind     sample.Kind // KindDecode when zero
 	re       *regexp.Regexp
-	groups   []Alias // per submatch index; Field == numFields for groups that are not fields
+	groups   []Alias // per submatch index; Field == NumFields for groups that are not fields
 	lit      []byte
 }
 
 // NewRule compiles a rule. units maps a field name to the scale of its group's value
 // (0.001 for milliseconds).
-func NewRule(name, expr, contains string, kind Kind, units map[string]float64) (Rule, error) {
+func NewRule(name, expr, contains string, kind sample.Kind, units map[string]float64) (Rule, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return Rule{}, fmt.Errorf("rule %q: %w", name, err)
 	}
 	r := Rule{Name: name, Contains: contains, Kind: kind, re: re}
-	if r.Kind == KindNone {
-		r.Kind = KindDecode
+	if r.Kind == sample.KindNone {
+		r.Kind = sample.KindDecode
 	}
 	fields := 0
 	for _, g := range re.SubexpNames() {
 		a := Alias{Field: numFields}
 		if g != "" {
-			f, ok := FieldByName(g)
+			f, ok := sample.FieldByName(g)
 			if !ok {
 				return Rule{}, fmt.Errorf("rule %q: group %q is not a field name", name, g)
 			}
@@ -58,13 +60,13 @@ func NewRule(name, expr, contains string, kind Kind, units map[string]float64) (
 
 // apply tries the rule on b. It returns Ignored when the rule does not match, Malformed when it
 // matched but a value did not read as a number.
-func (r *Rule) apply(b []byte, s *Sample) Result {
+func (r *Rule) apply(b []byte, s *Record) sample.Result {
 	if len(r.lit) > 0 && !bytes.Contains(b, r.lit) {
-		return Ignored
+		return sample.Ignored
 	}
 	m := r.re.FindSubmatchIndex(b)
 	if m == nil {
-		return Ignored
+		return sample.Ignored
 	}
 	prefix(b[:m[0]], s)
 	s.Kind = r.Kind
@@ -80,8 +82,8 @@ func (r *Rule) apply(b []byte, s *Sample) Result {
 			return malformed(s, "rule: duplicated field")
 		}
 	}
-	if s.Engine == EngineUnknown {
-		s.Engine = EngineGeneric
+	if s.Engine == sample.EngineUnknown {
+		s.Engine = sample.EngineGeneric
 	}
-	return Matched
+	return sample.Matched
 }

@@ -4,16 +4,17 @@ import (
 	"bytes"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // malformed records why a marked line failed and returns Malformed.
-func malformed(s *Sample, why string) Result {
+func malformed(s *Record, why string) sample.Result {
 	s.Why = why
-	return Malformed
+	return sample.Malformed
 }
 
 // set stores a field, failing the line on a repeated key (two records glued together).
-func set(s *Sample, f Field, v float64) bool { return !s.Set(f, v) }
+func set(s *Record, f sample.Field, v float64) bool { return !s.Set(f, v) }
 
 // afterLead skips the lead words of a line ("Decode batch", an iteration counter "[1234]") and
 // the '.' or ',' that older and newer versions put after them.
@@ -38,60 +39,60 @@ func afterLead(b []byte, lead int) (int, bool) {
 }
 
 // sglangDecode parses a "Decode batch" line (every era and pool variant).
-func sglangDecode(b []byte, s *Sample) Result {
+func sglangDecode(b []byte, s *Record) sample.Result {
 	i, ok := afterLead(b, len("Decode batch"))
 	if !ok {
 		return malformed(s, "decode: no separator after lead")
 	}
-	s.Kind = KindDecode
+	s.Kind = sample.KindDecode
 	if !readLayout(b, i, decodeLayouts[:], s) {
 		it := lex.Fields{B: b, Pos: i, Sep: ','}
-		if r := readFields(&it, s, &decodeRecord); r != Matched {
+		if r := readFields(&it, s, &decodeRecord); r != sample.Matched {
 			return r
 		}
 	}
 	// A line cut mid-way (130-column splits) loses its tail: #queue-req ends every known version.
-	if !s.Has(Running) || !s.Has(GenTPS) || !s.Has(Queue) {
+	if !s.Has(sample.Running) || !s.Has(sample.GenTPS) || !s.Has(sample.Queue) {
 		return malformed(s, "decode: missing #running-req, gen throughput or #queue-req")
 	}
-	return Matched
+	return sample.Matched
 }
 
 var decodeRecord = fieldRecord{fragment: "decode: fragment without key", bad: "decode: bad value", dup: "decode: duplicated key", reader: readDecode}
 
 // decodeField reads one field of the record; see fieldReader.
-func decodeField(key, val []byte) (f Field, x float64, ok, known bool) {
+func decodeField(key, val []byte) (f sample.Field, x float64, ok, known bool) {
 	f, v := decodeKey(key)
 	return readValue(f, v, val)
 }
 
 // decodeKey names the field a decode record's key carries and how its value reads (noValue:
 // a key specwatch does not read). Layouts resolve their keys with it once, at start-up.
-func decodeKey(key []byte) (Field, valueKind) {
+func decodeKey(key []byte) (sample.Field, valueKind) {
 	switch string(key) {
 	case "#running-req":
-		return Running, intValue
+		return sample.Running, intValue
 	case "#queue-req":
-		return Queue, intValue
+		return sample.Queue, intValue
 	case "#token", "#full token":
-		return Context, intValue
+		return sample.Context, intValue
 	case "#gpu token":
 		// Hierarchical cache: GPU-resident KV is what the attention step reads.
-		return Context, intValue
+		return sample.Context, intValue
 	case "token usage", "full token usage":
-		return TokenUsage, rateValue
+		return sample.TokenUsage, rateValue
 	case "accept len":
-		return Commit, commitValue
+		return sample.Commit, commitValue
 	case "accept rate":
-		return AcceptRate, rateValue
+		return sample.AcceptRate, rateValue
 	case "cuda graph", "cpu graph", "npu graph":
-		return Graph, boolValue
+		return sample.Graph, boolValue
 	case "gen throughput (token/s)":
-		return GenTPS, numberValue
+		return sample.GenTPS, numberValue
 	case "#cached-token":
-		return CachedTokens, intValue
+		return sample.CachedTokens, intValue
 	case "#retracted-req":
-		return Retracted, intValue
+		return sample.Retracted, intValue
 	}
 	return 0, noValue // unknown or informational: order-free, extras tolerated
 }
@@ -109,7 +110,7 @@ const (
 )
 
 // readValue reads val as kind says, for field f; see fieldReader.
-func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool) {
+func readValue(f sample.Field, kind valueKind, val []byte) (sample.Field, float64, bool, bool) {
 	var x float64
 	var ok bool
 	switch kind {
@@ -134,56 +135,56 @@ func readValue(f Field, kind valueKind, val []byte) (Field, float64, bool, bool)
 }
 
 // sglangPrefill parses "Prefill batch, ..." and the 2024 "new fill batch. #seq: 2. ..." line.
-func sglangPrefill(b []byte, lead int, sep byte, s *Sample) Result {
+func sglangPrefill(b []byte, lead int, sep byte, s *Record) sample.Result {
 	i, ok := afterLead(b, lead)
 	if !ok {
 		return malformed(s, "prefill: no separator after lead")
 	}
-	s.Kind = KindPrefill
+	s.Kind = sample.KindPrefill
 	if sep != ',' || !readLayout(b, i, prefillLayouts[:], s) {
 		it := lex.Fields{B: b, Pos: i, Sep: sep}
-		if r := readFields(&it, s, &prefillRecord); r != Matched {
+		if r := readFields(&it, s, &prefillRecord); r != sample.Matched {
 			return r
 		}
 	}
-	if !s.Has(NewTokens) || !s.Has(NewSeqs) {
+	if !s.Has(sample.NewTokens) || !s.Has(sample.NewSeqs) {
 		return malformed(s, "prefill: missing #new-seq or #new-token")
 	}
-	return Matched
+	return sample.Matched
 }
 
 var prefillRecord = fieldRecord{fragment: "prefill: fragment without key", bad: "prefill: bad value", dup: "prefill: duplicated key", reader: readPrefill}
 
 // prefillField reads one field of the record; see fieldReader.
-func prefillField(key, val []byte) (f Field, x float64, ok, known bool) {
+func prefillField(key, val []byte) (f sample.Field, x float64, ok, known bool) {
 	f, v := prefillKey(key)
 	return readValue(f, v, val)
 }
 
 // prefillKey is decodeKey for prefill records.
-func prefillKey(key []byte) (Field, valueKind) {
+func prefillKey(key []byte) (sample.Field, valueKind) {
 	switch string(key) {
 	case "#new-seq", "#seq":
-		return NewSeqs, intValue
+		return sample.NewSeqs, intValue
 	case "#new-token", "#new_token":
-		return NewTokens, intValue
+		return sample.NewTokens, intValue
 	case "#cached-token", "#cached_token":
-		return CachedTokens, intValue
+		return sample.CachedTokens, intValue
 	case "#running-req", "#running_req":
-		return Running, intValue
+		return sample.Running, intValue
 	case "#queue-req", "#remaining_req":
-		return Queue, intValue
+		return sample.Queue, intValue
 	case "token usage":
-		return TokenUsage, rateValue
+		return sample.TokenUsage, rateValue
 	case "input throughput (token/s)":
-		return PromptTPS, numberValue
+		return sample.PromptTPS, numberValue
 	}
 	return 0, noValue
 }
 
 // sglangRetract parses "... Retract requests. #retracted_reqs: 3, #new_token_ratio: 0.4 -> 0.7".
-func sglangRetract(b []byte, s *Sample) Result {
-	s.Kind, s.Event = KindEvent, EventRetract
+func sglangRetract(b []byte, s *Record) sample.Result {
+	s.Kind, s.Event = sample.KindEvent, sample.EventRetract
 	it := lex.Fields{B: b, Sep: ','}
 	for {
 		key, val, more := it.Next()
@@ -195,13 +196,13 @@ func sglangRetract(b []byte, s *Sample) Result {
 			if !ok {
 				return malformed(s, "retract: bad value")
 			}
-			if !set(s, Retracted, x) {
+			if !set(s, sample.Retracted, x) {
 				return malformed(s, "retract: duplicated key")
 			}
 		}
 	}
-	if !s.Has(Retracted) {
+	if !s.Has(sample.Retracted) {
 		return malformed(s, "retract: missing #retracted_reqs")
 	}
-	return Matched
+	return sample.Matched
 }

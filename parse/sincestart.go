@@ -8,7 +8,7 @@ package parse
 // ResolveArrived is Resolve for an entry that arrived at arrival (Unix µs; 0: unknown): a line
 // whose only stamp counts from the engine's start is placed by it when the stream has no
 // Origin.
-func (st *Stream) ResolveArrived(entryTime, arrival int64, host, unit []byte, s *Sample) bool {
+func (st *Stream) ResolveArrived(entryTime, arrival int64, host, unit []byte, s *Record) bool {
 	st.since.Arrival = arrival
 	ok := st.Resolve(entryTime, host, unit, s)
 	st.since.Arrival = 0

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/sample"
 )
 
 // A llama.cpp per-request line as the Debian 0.7.0 server prints it, after its since-start stamp.
@@ -70,17 +72,17 @@ func TestSinceStartStampRoundTrip(t *testing.T) {
 // stamp ranks below every other: a journal prefix's time wins.
 func TestSinceStartPrefix(t *testing.T) {
 	p := NewParser(Options{})
-	var s Sample
-	if r := p.Parse([]byte("0.10.128.324 "+llamaDraft), &s); r != Matched {
+	var s Record
+	if r := p.Parse([]byte("0.10.128.324 "+llamaDraft), &s); r != sample.Matched {
 		t.Fatalf("%v %s", r, s.Why)
 	}
-	if s.Stamp.Prec != PrecRelative || s.Stamp.Micros() != 10128324 || s.Engine != EngineLlamaCpp {
+	if s.Stamp.Prec != PrecRelative || s.Stamp.Micros() != 10128324 || s.Engine != sample.EngineLlamaCpp {
 		t.Errorf("stamp %+v, engine %v", s.Stamp, s.Engine)
 	}
-	if r := p.Parse([]byte("2026-11-20T09:00:01+0000 gpu07 llama-server[1]: 0.10.128.324 "+llamaDraft), &s); r != Matched || s.Stamp.Prec != PrecAbsolute {
+	if r := p.Parse([]byte("2026-11-20T09:00:01+0000 gpu07 llama-server[1]: 0.10.128.324 "+llamaDraft), &s); r != sample.Matched || s.Stamp.Prec != PrecAbsolute {
 		t.Errorf("journal prefix: %v %+v", r, s.Stamp)
 	}
-	if r := p.Parse([]byte("0.10.128.324 I 0.10.128.325 "+llamaDraft), &s); r != Matched || s.Stamp.Micros() != 10128324 {
+	if r := p.Parse([]byte("0.10.128.324 I 0.10.128.325 "+llamaDraft), &s); r != sample.Matched || s.Stamp.Micros() != 10128324 {
 		t.Errorf("two stamps: %v %+v", r, s.Stamp)
 	}
 }
@@ -91,10 +93,10 @@ func at(s string) int64 { return ts(s) / 1000 }
 func relLine(stamp string) string { return stamp + " " + llamaDraft }
 
 // resolveAt parses line and resolves it as arrived at arrival (µs, 0: unknown).
-func resolveAt(t *testing.T, st *Stream, arrival int64, line string) Sample {
+func resolveAt(t *testing.T, st *Stream, arrival int64, line string) Record {
 	t.Helper()
-	var s Sample
-	if r := NewParser(Options{}).Parse([]byte(line), &s); r != Matched {
+	var s Record
+	if r := NewParser(Options{}).Parse([]byte(line), &s); r != sample.Matched {
 		t.Fatalf("%q: %v (%s)", line, r, s.Why)
 	}
 	if !st.ResolveArrived(0, arrival, nil, nil, &s) {
@@ -117,7 +119,7 @@ func TestSinceStartOrigin(t *testing.T) {
 		}
 	}
 	// An entry's own time beats the stamp.
-	var s Sample
+	var s Record
 	NewParser(Options{}).Parse([]byte(relLine("0.00.001.000")), &s)
 	if st.Resolve(at("2026-01-01T00:00:00Z"), nil, nil, &s); s.Time != ts("2026-01-01T00:00:00Z") {
 		t.Errorf("entry time lost: %d", s.Time)
@@ -200,7 +202,7 @@ func TestSinceStartNever1970(t *testing.T) {
 // around, and the clock's sum of runs saturates.
 func TestSinceStartHostile(t *testing.T) {
 	st := NewStream(StreamOptions{Origin: time.Date(2261, 12, 31, 0, 0, 0, 0, time.UTC)})
-	var s Sample
+	var s Record
 	NewParser(Options{}).Parse([]byte(relLine("9999999.59.999.999")), &s)
 	if st.Resolve(0, nil, nil, &s) {
 		t.Errorf("a line in 2281 resolved to %s", time.Unix(0, s.Time).UTC())
@@ -239,10 +241,10 @@ func FuzzLeadSinceStart(f *testing.F) {
 // on a record's prefix, so noise costs what it did (issue 26's benchmark comparison).
 func BenchmarkLlamaNoise(b *testing.B) {
 	// a slot line of no request (the launch line is now a part of the request join: matched)
-	benchLine(b, "0.08.035.000 I slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = -1", Ignored)
+	benchLine(b, "0.08.035.000 I slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = -1", sample.Ignored)
 }
 
-func BenchmarkLlamaDraft(b *testing.B) { benchLine(b, "0.10.128.324 "+llamaDraft, Matched) }
+func BenchmarkLlamaDraft(b *testing.B) { benchLine(b, "0.10.128.324 "+llamaDraft, sample.Matched) }
 
 // BenchmarkLeadSinceStart is the pipeline's look at every line without an entry time, on a
 // llama.cpp line and on a short-iso journal line (which its first bytes rule out).

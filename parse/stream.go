@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse/internal/stamp"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // StreamOptions say how to complete what lines leave out.
@@ -89,7 +90,7 @@ var minMicros, maxMicros = time.Date(minYear, 1, 1, 0, 0, 0, 0, time.UTC).UnixMi
 // override what the line's prefix said when non-empty. It returns false when the line's time
 // cannot be represented (before 1678, from 2262 on: a journal accepts an entry dated 2500);
 // s.Time is then the stream's latest time, and the caller counts the line as malformed.
-func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
+func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Record) bool {
 	if len(host) > 0 {
 		s.Host = host
 	}
@@ -117,11 +118,11 @@ func (st *Stream) Resolve(entryTime int64, host, unit []byte, s *Sample) bool {
 	}
 	st.remember(s.Time)
 	switch {
-	case s.Engine == EngineVLLM:
+	case s.Engine == sample.EngineVLLM:
 		st.joinEngine(s)
-	case s.Event == EventSummary:
+	case s.Event == sample.EventSummary:
 		st.joinSummary(s)
-	case s.Engine == EngineLlamaCpp:
+	case s.Engine == sample.EngineLlamaCpp:
 		st.joinLlama(s)
 	}
 	return true
@@ -178,11 +179,11 @@ func (st *Stream) lastDate() (year, month, day int) {
 
 // joinEngine gives a SpecDecoding line, which names no engine, the engine index of the last
 // engine line from the same process; an engine line records its index for the next one.
-func (st *Stream) joinEngine(s *Sample) {
+func (st *Stream) joinEngine(s *Record) {
 	// The container is part of the process's identity: two containers' vLLM both run as pid 1.
 	st.key = append(append(append(append(append(st.key[:0], s.Host...), 0), s.Unit...), 0), s.Container...)
 	st.key = append(append(append(append(st.key, 0), s.Pod...), 0), s.Proc...)
-	if s.Kind == KindSpec && len(s.Rank) == 0 {
+	if s.Kind == sample.KindSpec && len(s.Rank) == 0 {
 		for i := range st.engines {
 			if e := &st.engines[i]; e.key != nil && bytes.Equal(e.key, st.key) {
 				s.Rank = e.rank
@@ -191,7 +192,7 @@ func (st *Stream) joinEngine(s *Sample) {
 		}
 		return
 	}
-	if s.Kind != KindDecode || len(s.Rank) == 0 {
+	if s.Kind != sample.KindDecode || len(s.Rank) == 0 {
 		return
 	}
 	for i := range st.engines {

@@ -20,8 +20,8 @@ func (p *Pipeline) drain() {
 	if _, ready := p.stream.Pending(); ready == 0 {
 		return
 	}
-	s := &p.joined
-	for p.stream.Take(s) {
+	for p.stream.Take(&p.joined) {
+		s := &p.joined.Sample
 		if (p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until) {
 			p.state.set.CountOutOfRange()
 			continue

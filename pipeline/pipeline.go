@@ -13,6 +13,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // StepObserver feeds the step-duration histogram once per decode point. Implementations are
@@ -54,8 +55,8 @@ type Pipeline struct {
 	now          func() time.Time
 
 	entry   ingest.Entry
-	sample  parse.Sample
-	joined  parse.Sample      // a llama.cpp request taken from the stream (join.go)
+	rec     parse.Record
+	joined  parse.Record      // a llama.cpp request taken from the stream (join.go)
 	jsonl   ingest.LlamaJSONL // llama.cpp's --log-jsonl records, from any source
 	stepSeq []int64           // per series ID: the last step sequence fed to the histogram
 	series  int               // series IDs below this have been announced (IDs count up from 0)
@@ -112,7 +113,7 @@ func (p *Pipeline) NewFileInput(modified, origin time.Time) {
 
 // Apply puts one entry's effects into the model.
 func (p *Pipeline) Apply(e *ingest.Entry) {
-	s := &p.sample
+	s := &p.rec
 	msg, since, jr := unwrap(&p.jsonl, e)
 	r := p.parser.Load().Parse(msg, s)
 	st := p.state
@@ -136,7 +137,7 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		st.set.CountUnreadable(1)
 		return
 	}
-	if r == parse.Ignored {
+	if r == sample.Ignored {
 		// Most lines: counted, and nothing else of applySample applies (analyze's instructions
 		// on the chatty corpus, 60 % ignored, 3,546 → 3,523 M, on the mixed corpus 2,479 →
 		// 2,452 M; cachegrind).
@@ -146,24 +147,24 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 	}
 	s.Container, s.Namespace, s.Pod = e.Container, e.Namespace, e.Pod
 	if !p.resolve(e, since, s) {
-		r = parse.Malformed // a time no sample can carry is refused, never wrapped around
+		r = sample.Malformed // a time no sample can carry is refused, never wrapped around
 	}
-	p.applySample(r, s)
+	p.applySample(r, &s.Sample)
 }
 
 // ApplySample puts one sample that is already resolved (time, host, unit: a source that does
 // not come from a log line, or a benchmark replaying parsed lines) into the model, with the
 // same range filter and step observation as Apply.
-func (p *Pipeline) ApplySample(r parse.Result, s *parse.Sample) {
+func (p *Pipeline) ApplySample(r sample.Result, s *sample.Sample) {
 	p.state.mu.Lock()
 	defer p.state.mu.Unlock()
 	p.applySample(r, s)
 }
 
 // applySample is Apply's model half; the caller holds the state's lock.
-func (p *Pipeline) applySample(r parse.Result, s *parse.Sample) {
+func (p *Pipeline) applySample(r sample.Result, s *sample.Sample) {
 	st := p.state
-	if r != parse.Ignored && ((p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until)) {
+	if r != sample.Ignored && ((p.since != 0 && s.Time < p.since) || (p.until != 0 && s.Time >= p.until)) {
 		st.set.CountOutOfRange()
 		return
 	}

@@ -37,7 +37,7 @@ func unwrap(u *ingest.LlamaJSONL, e *ingest.Entry) ([]byte, int64, ingest.JSONLR
 // the line's stamps, a since-start one (which --log-jsonl gives outside the text) placed by the
 // input's origin or by the line's arrival (the source's, else the pipeline's clock now: analyze
 // reading standard input).
-func (p *Pipeline) resolve(e *ingest.Entry, since int64, s *parse.Sample) bool {
+func (p *Pipeline) resolve(e *ingest.Entry, since int64, s *parse.Record) bool {
 	if e.Time != 0 {
 		return p.stream.Resolve(e.Time, e.Host, e.Unit, s)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/specwatch/specwatch/exporter"
 	"github.com/specwatch/specwatch/exporter/exportertest"
 	"github.com/specwatch/specwatch/internal/testkit/testdemo"
-	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // fiftySeries is a source of 50 warm SGLang series, each with a step histogram.
@@ -113,7 +113,7 @@ func ingestRate(p *pipeline.Pipeline, loop *testdemo.SampleLoop, hosts [][]byte,
 	defer runtime.UnlockOSThread()
 	start, cpu0 := time.Now(), threadCPU()
 	n := 0
-	var s, c parse.Sample
+	var s, c sample.Sample
 	for j := 0; j%256 != 0 || time.Since(start) < d; j++ { // the clock every 256 lines
 		r := loop.Next(&s)
 		for _, h := range hosts {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // vllmFull is a vLLM v1 exposition of realistic size: the speculative-decoding counters and
@@ -77,4 +77,4 @@ func BenchmarkScrape16(b *testing.B) {
 
 type discard struct{}
 
-func (discard) ApplySample(parse.Result, *parse.Sample) {}
+func (discard) ApplySample(sample.Result, *sample.Sample) {}

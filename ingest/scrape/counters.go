@@ -1,8 +1,6 @@
 package scrape
 
-import (
-	"github.com/specwatch/specwatch/parse"
-)
+import "github.com/specwatch/specwatch/sample"
 
 // prev is the last scrape of one rank: the interval's start.
 type prev struct {
@@ -61,51 +59,51 @@ func delta(a, b *reading, s slot) (float64, bool) {
 // as of the scrape. A reset (the engine restarted) yields an event sample first, and no figure
 // from the counters: the interval starts again at this scrape. llama.cpp has rules of its own
 // (llamaSample).
-func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*parse.Sample)) []parse.Sample {
+func samples(p *prev, t int64, cur *reading, engine sample.Engine, fill func(*sample.Sample)) []sample.Sample {
 	restarted := p.ok && reset(&p.r, cur)
-	var ev parse.Sample
+	var ev sample.Sample
 	if restarted {
 		fill(&ev)
-		ev.Kind, ev.Event = parse.KindEvent, parse.EventRestart
+		ev.Kind, ev.Event = sample.KindEvent, sample.EventRestart
 	}
-	if engine == parse.EngineLlamaCpp {
-		out := make([]parse.Sample, 0, 2)
+	if engine == sample.EngineLlamaCpp {
+		out := make([]sample.Sample, 0, 2)
 		if restarted {
 			out = append(out, ev)
 		}
-		var s parse.Sample
+		var s sample.Sample
 		fill(&s)
 		if llamaSample(p, cur, restarted, &s) {
 			out = append(out, s)
 		}
 		return out
 	}
-	var dec, spec parse.Sample
-	dec.Kind, spec.Kind = parse.KindDecode, parse.KindSpec
+	var dec, spec sample.Sample
+	dec.Kind, spec.Kind = sample.KindDecode, sample.KindSpec
 	fill(&dec)
 	fill(&spec)
-	gauge := func(s *parse.Sample, sl slot, f parse.Field) {
+	gauge := func(s *sample.Sample, sl slot, f sample.Field) {
 		if v, ok := cur.get(sl); ok {
 			s.Set(f, v)
 		}
 	}
-	gauge(&dec, slotRunning, parse.Running)
-	gauge(&dec, slotQueue, parse.Queue)
-	gauge(&dec, slotKVUsage, parse.KVUsage)
-	gauge(&dec, slotTokenUsage, parse.TokenUsage)
-	gauge(&dec, slotGenTPS, parse.GenTPS)
+	gauge(&dec, slotRunning, sample.Running)
+	gauge(&dec, slotQueue, sample.Queue)
+	gauge(&dec, slotKVUsage, sample.KVUsage)
+	gauge(&dec, slotTokenUsage, sample.TokenUsage)
+	gauge(&dec, slotGenTPS, sample.GenTPS)
 
 	counts := &dec
-	if engine == parse.EngineVLLM {
+	if engine == sample.EngineVLLM {
 		counts = &spec
 	}
-	gauge(counts, slotAcceptRate, parse.AcceptRate)
+	gauge(counts, slotAcceptRate, sample.AcceptRate)
 	_, verifies := cur.get(slotVerifyCalls)
 	if !verifies { // SGLang's counters, when it has them, replace its most-recent gauge
-		gauge(counts, slotCommit, parse.Commit)
+		gauge(counts, slotCommit, sample.Commit)
 	}
-	if c, ok := v0Commit(cur); ok && !counts.Has(parse.Commit) {
-		counts.Set(parse.Commit, c)
+	if c, ok := v0Commit(cur); ok && !counts.Has(sample.Commit) {
+		counts.Set(sample.Commit, c)
 	}
 
 	secs := float64(t-p.t) / 1e9
@@ -114,7 +112,7 @@ func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*par
 	}
 	finishedCommit(p, cur, restarted, counts)
 
-	out := make([]parse.Sample, 0, 3)
+	out := make([]sample.Sample, 0, 3)
 	if restarted {
 		out = append(out, ev)
 	}
@@ -128,23 +126,23 @@ func samples(p *prev, t int64, cur *reading, engine parse.Engine, fill func(*par
 }
 
 // intervalCounts sets the figures of the counters' increase over one interval of secs seconds.
-func intervalCounts(a, b *reading, secs float64, dec, counts *parse.Sample) {
-	if d, ok := delta(a, b, slotGenTokens); ok && !dec.Has(parse.GenTPS) {
-		dec.Set(parse.GenTPS, d/secs)
+func intervalCounts(a, b *reading, secs float64, dec, counts *sample.Sample) {
+	if d, ok := delta(a, b, slotGenTokens); ok && !dec.Has(sample.GenTPS) {
+		dec.Set(sample.GenTPS, d/secs)
 	}
 	acc, hasAcc := delta(a, b, slotAccepted)
 	drafted, hasDr := delta(a, b, slotDraftTokens)
 	drafts, hasDrafts := delta(a, b, slotDrafts)
 	emitted, hasEm := delta(a, b, slotEmitted)
 	if hasAcc && hasDr && drafted > 0 {
-		counts.Set(parse.Accepted, acc)
-		counts.Set(parse.Drafted, drafted)
-		counts.Set(parse.AcceptedTPS, acc/secs)
-		counts.Set(parse.DraftedTPS, drafted/secs)
+		counts.Set(sample.Accepted, acc)
+		counts.Set(sample.Drafted, drafted)
+		counts.Set(sample.AcceptedTPS, acc/secs)
+		counts.Set(sample.DraftedTPS, drafted/secs)
 	}
 	switch {
 	case hasAcc && hasDrafts && drafts > 0:
-		counts.Set(parse.Commit, 1+acc/drafts) // the counters win over a gauge
+		counts.Set(sample.Commit, 1+acc/drafts) // the counters win over a gauge
 		n := min(a.nPos, b.nPos)
 		for i := 0; i < n; i++ {
 			counts.PerPos[i] = (b.perPos[i] - a.perPos[i]) / drafts
@@ -153,7 +151,7 @@ func intervalCounts(a, b *reading, secs float64, dec, counts *parse.Sample) {
 	case hasAcc && hasEm && emitted > acc:
 		// vLLM v0 counts no verify steps, but each step emits its accepted tokens and one
 		// more: steps = emitted − accepted, commit length = emitted / steps.
-		counts.Set(parse.Commit, emitted/(emitted-acc))
+		counts.Set(sample.Commit, emitted/(emitted-acc))
 	}
 }
 
@@ -177,7 +175,7 @@ func v0Commit(r *reading) (float64, bool) {
 // generated / verify steps over the requests that finished since the counters last moved. A
 // scrape at which no request finished yields nothing (not a commit length of zero or one), and
 // keeps the interval's start.
-func finishedCommit(p *prev, cur *reading, restarted bool, counts *parse.Sample) {
+func finishedCommit(p *prev, cur *reading, restarted bool, counts *sample.Sample) {
 	calls, ok1 := cur.get(slotVerifyCalls)
 	gen, ok2 := cur.get(slotReqGenTokens)
 	if !ok1 || !ok2 {
@@ -188,7 +186,7 @@ func finishedCommit(p *prev, cur *reading, restarted bool, counts *parse.Sample)
 	case !p.vOK || restarted || calls < p.vCalls || gen < p.vGen:
 	case calls > p.vCalls:
 		if c := (gen - p.vGen) / (calls - p.vCalls); c >= 1 {
-			counts.Set(parse.Commit, c)
+			counts.Set(sample.Commit, c)
 		}
 	default:
 		return // no request finished: the interval goes on

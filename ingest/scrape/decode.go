@@ -11,8 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // MaxRanks bounds the ranks one target may expose: a hostile or broken endpoint that invents
@@ -21,7 +20,7 @@ const MaxRanks = 64
 
 // rankKey identifies one engine rank within a target.
 type rankKey struct {
-	engine parse.Engine
+	engine sample.Engine
 	rank   string
 }
 
@@ -29,14 +28,14 @@ type rankKey struct {
 type reading struct {
 	has    uint32 // bit per slot
 	vals   [numSlots]float64
-	perPos [parse.MaxPerPosition]float64
+	perPos [sample.MaxPerPosition]float64
 	nPos   int    // positions 0..nPos-1 were seen
 	posSet uint64 // bit per position seen
 	posBad bool   // a position past the bound, or seen twice
 }
 
 // The position bits fit the bound.
-var _ [64 - parse.MaxPerPosition]struct{}
+var _ [64 - sample.MaxPerPosition]struct{}
 
 func (r *reading) set(s slot, v float64) { r.has |= 1 << s; r.vals[s] = v }
 
@@ -150,7 +149,7 @@ func (r *Readings) add(m metric, mt *dto.Metric) {
 		return
 	}
 	pos, err := strconv.Atoi(get("position"))
-	if err != nil || pos < 0 || pos >= parse.MaxPerPosition || rd.posSet&(1<<pos) != 0 {
+	if err != nil || pos < 0 || pos >= sample.MaxPerPosition || rd.posSet&(1<<pos) != 0 {
 		rd.posBad = true
 		return
 	}
@@ -170,7 +169,7 @@ func (r *Readings) checkPositions() {
 		}
 		r.Dropped++
 		rd.has &^= 1 << slotPerPos
-		rd.perPos, rd.nPos = [parse.MaxPerPosition]float64{}, 0
+		rd.perPos, rd.nPos = [sample.MaxPerPosition]float64{}, 0
 	}
 }
 

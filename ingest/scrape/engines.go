@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // slot is one quantity read from an engine's exposition.
@@ -43,7 +43,7 @@ func (s slot) isCounter() bool {
 
 // metric is one row of the name table.
 type metric struct {
-	engine parse.Engine
+	engine sample.Engine
 	slot   slot
 }
 
@@ -53,23 +53,23 @@ type metric struct {
 var metrics = map[string]metric{
 	// vLLM v1: vllm/v1/spec_decode/metrics.py (SpecDecodingProm), vllm/v1/metrics/loggers.py;
 	// labels model_name, engine (the engine index), position on the per-position counter.
-	"vllm:spec_decode_num_drafts":                  {parse.EngineVLLM, slotDrafts},
-	"vllm:spec_decode_num_draft_tokens":            {parse.EngineVLLM, slotDraftTokens},
-	"vllm:spec_decode_num_accepted_tokens":         {parse.EngineVLLM, slotAccepted},
-	"vllm:spec_decode_num_accepted_tokens_per_pos": {parse.EngineVLLM, slotPerPos},
-	"vllm:generation_tokens":                       {parse.EngineVLLM, slotGenTokens},
-	"vllm:num_requests_running":                    {parse.EngineVLLM, slotRunning},
-	"vllm:num_requests_waiting":                    {parse.EngineVLLM, slotQueue},
-	"vllm:kv_cache_usage_perc":                     {parse.EngineVLLM, slotKVUsage},
-	"vllm:gpu_cache_usage_perc":                    {parse.EngineVLLM, slotKVUsage},
+	"vllm:spec_decode_num_drafts":                  {sample.EngineVLLM, slotDrafts},
+	"vllm:spec_decode_num_draft_tokens":            {sample.EngineVLLM, slotDraftTokens},
+	"vllm:spec_decode_num_accepted_tokens":         {sample.EngineVLLM, slotAccepted},
+	"vllm:spec_decode_num_accepted_tokens_per_pos": {sample.EngineVLLM, slotPerPos},
+	"vllm:generation_tokens":                       {sample.EngineVLLM, slotGenTokens},
+	"vllm:num_requests_running":                    {sample.EngineVLLM, slotRunning},
+	"vllm:num_requests_waiting":                    {sample.EngineVLLM, slotQueue},
+	"vllm:kv_cache_usage_perc":                     {sample.EngineVLLM, slotKVUsage},
+	"vllm:gpu_cache_usage_perc":                    {sample.EngineVLLM, slotKVUsage},
 
 	// vLLM v0: vllm/engine/metrics.py (Metrics), label model_name only, so its one engine is
 	// rank "" as its log lines are. The accepted and draft-token counters keep v1's names; the
 	// gauges are the spec decode worker's running figures: acceptance rate = accepted / draft
 	// tokens, efficiency = emitted / (verify steps × (k + 1)).
-	"vllm:spec_decode_num_emitted_tokens":    {parse.EngineVLLM, slotEmitted},
-	"vllm:spec_decode_draft_acceptance_rate": {parse.EngineVLLM, slotAcceptRate},
-	"vllm:spec_decode_efficiency":            {parse.EngineVLLM, slotEfficiency},
+	"vllm:spec_decode_num_emitted_tokens":    {sample.EngineVLLM, slotEmitted},
+	"vllm:spec_decode_draft_acceptance_rate": {sample.EngineVLLM, slotAcceptRate},
+	"vllm:spec_decode_efficiency":            {sample.EngineVLLM, slotEfficiency},
 
 	// llama.cpp server (--metrics): the speculative counters came upstream with ggml-org/llama.cpp
 	// pull request 26389 (merged 2026-08), "matching the vLLM counter schema": counters
@@ -80,35 +80,35 @@ var metrics = map[string]metric{
 	// both spellings match here. No labels but position: one llama-server is one rank. Every
 	// counter moves only when a request finishes, and _num_drafts counts the verify steps that
 	// carried a draft, whatever its help text says (llamacpp.go).
-	"llamacpp:spec_decode_num_drafts":                  {parse.EngineLlamaCpp, slotDrafts},
-	"llamacpp:spec_decode_num_draft_tokens":            {parse.EngineLlamaCpp, slotDraftTokens},
-	"llamacpp:spec_decode_num_accepted_tokens":         {parse.EngineLlamaCpp, slotAccepted},
-	"llamacpp:spec_decode_num_accepted_tokens_per_pos": {parse.EngineLlamaCpp, slotPerPos},
-	"llamacpp:tokens_predicted":                        {parse.EngineLlamaCpp, slotGenTokens},
-	"llamacpp:tokens_predicted_seconds":                {parse.EngineLlamaCpp, slotGenSeconds},
+	"llamacpp:spec_decode_num_drafts":                  {sample.EngineLlamaCpp, slotDrafts},
+	"llamacpp:spec_decode_num_draft_tokens":            {sample.EngineLlamaCpp, slotDraftTokens},
+	"llamacpp:spec_decode_num_accepted_tokens":         {sample.EngineLlamaCpp, slotAccepted},
+	"llamacpp:spec_decode_num_accepted_tokens_per_pos": {sample.EngineLlamaCpp, slotPerPos},
+	"llamacpp:tokens_predicted":                        {sample.EngineLlamaCpp, slotGenTokens},
+	"llamacpp:tokens_predicted_seconds":                {sample.EngineLlamaCpp, slotGenSeconds},
 
 	// SGLang (--enable-metrics): python/sglang/srt/metrics/collector.py, gauges in
 	// multiprocess mode "mostrecent"; labels model_name, tp_rank, pp_rank, dp_rank, engine_type.
-	"sglang:spec_accept_length": {parse.EngineSGLang, slotCommit},
-	"sglang:spec_accept_rate":   {parse.EngineSGLang, slotAcceptRate},
-	"sglang:num_running_reqs":   {parse.EngineSGLang, slotRunning},
-	"sglang:num_queue_reqs":     {parse.EngineSGLang, slotQueue},
-	"sglang:token_usage":        {parse.EngineSGLang, slotTokenUsage},
-	"sglang:gen_throughput":     {parse.EngineSGLang, slotGenTPS},
+	"sglang:spec_accept_length": {sample.EngineSGLang, slotCommit},
+	"sglang:spec_accept_rate":   {sample.EngineSGLang, slotAcceptRate},
+	"sglang:num_running_reqs":   {sample.EngineSGLang, slotRunning},
+	"sglang:num_queue_reqs":     {sample.EngineSGLang, slotQueue},
+	"sglang:token_usage":        {sample.EngineSGLang, slotTokenUsage},
+	"sglang:gen_throughput":     {sample.EngineSGLang, slotGenTPS},
 	// Counters that SGLang adds to only when a request finishes (observe_one_finished_request):
 	// the verify steps and the tokens of the finished requests. Their ratio over an interval in
 	// which requests finished is the commit length of those requests (counters.go).
-	"sglang:spec_verify_calls": {parse.EngineSGLang, slotVerifyCalls},
-	"sglang:generation_tokens": {parse.EngineSGLang, slotReqGenTokens},
+	"sglang:spec_verify_calls": {sample.EngineSGLang, slotVerifyCalls},
+	"sglang:generation_tokens": {sample.EngineSGLang, slotReqGenTokens},
 
 	// TensorRT-LLM: tensorrt_llm/metrics/collector.py (MetricsCollector, prefix "trtllm_");
 	// labels model_name, engine_type. It has no drafts counter: commit length is its gauge.
-	"trtllm_spec_decode_num_draft_tokens":    {parse.EngineTRTLLM, slotDraftTokens},
-	"trtllm_spec_decode_num_accepted_tokens": {parse.EngineTRTLLM, slotAccepted},
-	"trtllm_spec_decode_acceptance_length":   {parse.EngineTRTLLM, slotCommit},
-	"trtllm_generation_tokens":               {parse.EngineTRTLLM, slotGenTokens},
-	"trtllm_num_requests_running":            {parse.EngineTRTLLM, slotRunning},
-	"trtllm_num_requests_waiting":            {parse.EngineTRTLLM, slotQueue},
+	"trtllm_spec_decode_num_draft_tokens":    {sample.EngineTRTLLM, slotDraftTokens},
+	"trtllm_spec_decode_num_accepted_tokens": {sample.EngineTRTLLM, slotAccepted},
+	"trtllm_spec_decode_acceptance_length":   {sample.EngineTRTLLM, slotCommit},
+	"trtllm_generation_tokens":               {sample.EngineTRTLLM, slotGenTokens},
+	"trtllm_num_requests_running":            {sample.EngineTRTLLM, slotRunning},
+	"trtllm_num_requests_waiting":            {sample.EngineTRTLLM, slotQueue},
 }
 
 // lookup finds a family's meaning; _created families (the text format's creation times of
@@ -126,16 +126,16 @@ func lookup(name string) (metric, bool) {
 // engine index its engine line prints as %03d), nothing for single-process servers. SGLang's
 // name depends on the whole deployment (sglangRanks): here it is only its labels, joined.
 // get returns a label's value ("" if absent).
-func rankOf(e parse.Engine, get func(string) string) string {
+func rankOf(e sample.Engine, get func(string) string) string {
 	switch e {
-	case parse.EngineVLLM:
+	case sample.EngineVLLM:
 		if v := get("engine"); v != "" {
 			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
 				return "Engine " + pad3(n)
 			}
 			return "Engine " + v
 		}
-	case parse.EngineSGLang:
+	case sample.EngineSGLang:
 		return sglangRaw{get("dp_rank"), get("pp_rank"), get("tp_rank"), get("moe_ep_rank")}.String()
 	}
 	if v := get("rank"); v != "" {
@@ -174,7 +174,7 @@ func parseSGLangRaw(s string) sglangRaw {
 func (r *Readings) sglangRanks() {
 	var raws []rankKey
 	for k := range r.ranks {
-		if k.engine == parse.EngineSGLang {
+		if k.engine == sample.EngineSGLang {
 			raws = append(raws, k)
 		}
 	}
@@ -201,7 +201,7 @@ func (r *Readings) sglangRanks() {
 		if len(ep) > 1 {
 			parts = append(parts, "EP"+x.ep)
 		}
-		named := rankKey{parse.EngineSGLang, strings.Join(parts, " ")}
+		named := rankKey{sample.EngineSGLang, strings.Join(parts, " ")}
 		rd := r.ranks[k]
 		delete(r.ranks, k)
 		if _, dup := r.ranks[named]; dup {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // sglangCounters is SGLang's /metrics with its finished-request counters (collector.py:
@@ -38,7 +38,7 @@ func TestSGLangVerifyCalls(t *testing.T) {
 	ep := newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL})
-	scrape := func(body string) []parse.Sample {
+	scrape := func(body string) []sample.Sample {
 		t.Helper()
 		ep.serve(body)
 		if err := src.Scrape(context.Background(), 0); err != nil {
@@ -47,25 +47,25 @@ func TestSGLangVerifyCalls(t *testing.T) {
 		clk.advance(every)
 		return sk.take()
 	}
-	none(t, scrape(sglangCounters(1000, 3000, 3.4)), parse.Commit) // the start
-	got := scrape(sglangCounters(1000, 3000, 3.9))                 // requests running, none finished
-	none(t, got, parse.Commit)
+	none(t, scrape(sglangCounters(1000, 3000, 3.4)), sample.Commit) // the start
+	got := scrape(sglangCounters(1000, 3000, 3.9))                  // requests running, none finished
+	none(t, got, sample.Commit)
 	// one rank (tp_size 1): its log prefix names no rank, and neither does the series
-	if d := one(t, got, parse.KindDecode); d.Value(parse.Running) != 4 || string(d.Rank) != "" {
+	if d := one(t, got, sample.KindDecode); d.Value(sample.Running) != 4 || string(d.Rank) != "" {
 		t.Fatalf("decode sample without the commit: %+v", d)
 	}
-	none(t, scrape(sglangCounters(1000, 3000, 2.0)), parse.Commit)
+	none(t, scrape(sglangCounters(1000, 3000, 2.0)), sample.Commit)
 	// two requests finished: 400 verify steps, 1,300 tokens
-	d := one(t, scrape(sglangCounters(1400, 4300, 2.0)), parse.KindDecode)
-	near(t, "commit length of the finished requests", d.Value(parse.Commit), 1300.0/400, 1e-9)
+	d := one(t, scrape(sglangCounters(1400, 4300, 2.0)), sample.KindDecode)
+	near(t, "commit length of the finished requests", d.Value(sample.Commit), 1300.0/400, 1e-9)
 	// a restart: an event, no figure, then measured again from the restart
 	got = scrape(sglangCounters(10, 25, 2.0))
-	none(t, got, parse.Commit)
-	if one(t, got, parse.KindEvent).Event != parse.EventRestart {
+	none(t, got, sample.Commit)
+	if one(t, got, sample.KindEvent).Event != sample.EventRestart {
 		t.Fatal("no restart event")
 	}
-	d = one(t, scrape(sglangCounters(110, 325, 2.0)), parse.KindDecode)
-	near(t, "commit length after the restart", d.Value(parse.Commit), 3, 1e-9)
+	d = one(t, scrape(sglangCounters(110, 325, 2.0)), sample.KindDecode)
+	near(t, "commit length after the restart", d.Value(sample.Commit), 3, 1e-9)
 }
 
 // vllmV0Text is vLLM v0's /metrics (vllm/engine/metrics.py): model_name only, the two gauges
@@ -94,7 +94,7 @@ func TestVLLMV0(t *testing.T) {
 	ep := newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL})
-	scrape := func(body string) []parse.Sample {
+	scrape := func(body string) []sample.Sample {
 		t.Helper()
 		ep.serve(body)
 		if err := src.Scrape(context.Background(), 0); err != nil {
@@ -105,14 +105,14 @@ func TestVLLMV0(t *testing.T) {
 	}
 	scrape(vllmV0Text(3000, 5000, 4000, 0.6, 0.667))
 	// 100 steps of k = 5: 500 drafted, 310 accepted, 410 emitted
-	s := one(t, scrape(vllmV0Text(3310, 5500, 4410, 0.6, 0.667)), parse.KindSpec)
-	near(t, "v0 commit length", s.Value(parse.Commit), 4.1, 1e-9)
-	if s.Value(parse.Accepted) != 310 || s.Value(parse.Drafted) != 500 || s.Value(parse.AcceptRate) != 0.6 || string(s.Rank) != "" {
+	s := one(t, scrape(vllmV0Text(3310, 5500, 4410, 0.6, 0.667)), sample.KindSpec)
+	near(t, "v0 commit length", s.Value(sample.Commit), 4.1, 1e-9)
+	if s.Value(sample.Accepted) != 310 || s.Value(sample.Drafted) != 500 || s.Value(sample.AcceptRate) != 0.6 || string(s.Rank) != "" {
 		t.Errorf("v0 spec sample: %+v", s)
 	}
 	// gauges alone: α = 0.6, k = 5 → e = (0.6·5 + 1)/6; commit = αk + 1 = 4
-	s = one(t, scrape(vllmV0Text(-1, -1, -1, 0.6, 4.0/6)), parse.KindSpec)
-	near(t, "v0 commit length from the gauges", s.Value(parse.Commit), 4, 1e-9)
+	s = one(t, scrape(vllmV0Text(-1, -1, -1, 0.6, 4.0/6)), sample.KindSpec)
+	near(t, "v0 commit length from the gauges", s.Value(sample.Commit), 4, 1e-9)
 }
 
 // TestLlamaCppNames: the speculative counters as ggml-org/llama.cpp pull request 26389 spells
@@ -148,14 +148,14 @@ func TestLlamaCppNames(t *testing.T) {
 		if i == 0 {
 			continue // the first scrape starts the interval
 		}
-		s := one(t, got, parse.KindSpec)
-		near(t, "tok/s", s.Value(parse.GenTPS), 100, 1e-9)
+		s := one(t, got, sample.KindSpec)
+		near(t, "tok/s", s.Value(sample.GenTPS), 100, 1e-9)
 		want := []float64{0.7, 0.5, 0.3} // the start had no list and nothing accepted: all 0
 		if i == 2 {
 			want = []float64{0.7, 0.45, 0.25}
 		}
-		if s.Has(parse.Commit) || s.NPos != 3 || math.Abs(s.PerPos[1]-want[1]) > 1e-9 || math.Abs(s.PerPos[2]-want[2]) > 1e-9 {
-			t.Errorf("scrape %d: commit %v, per position %v, want none and %v", i, s.Has(parse.Commit), s.PerPos[:s.NPos], want)
+		if s.Has(sample.Commit) || s.NPos != 3 || math.Abs(s.PerPos[1]-want[1]) > 1e-9 || math.Abs(s.PerPos[2]-want[2]) > 1e-9 {
+			t.Errorf("scrape %d: commit %v, per position %v, want none and %v", i, s.Has(sample.Commit), s.PerPos[:s.NPos], want)
 		}
 	}
 }
@@ -192,7 +192,7 @@ func TestSGLangRankNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range c.want {
-			if _, ok := r.ranks[rankKey{parse.EngineSGLang, w}]; !ok || r.Len() != len(c.want) {
+			if _, ok := r.ranks[rankKey{sample.EngineSGLang, w}]; !ok || r.Len() != len(c.want) {
 				t.Errorf("%v: ranks %v, want %q", c.ranks, r.ranks, c.want)
 			}
 		}

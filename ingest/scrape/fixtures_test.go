@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // The expositions below are written the way each engine's code writes them: Python's
@@ -210,10 +210,10 @@ func (c *fakeClock) NewTicker(time.Duration) (<-chan time.Time, func()) {
 // sink records what the source applied (copies: the bytes are the source's).
 type sink struct {
 	mu  sync.Mutex
-	got []parse.Sample
+	got []sample.Sample
 }
 
-func (s *sink) ApplySample(_ parse.Result, x *parse.Sample) {
+func (s *sink) ApplySample(_ sample.Result, x *sample.Sample) {
 	c := *x
 	c.Host, c.Unit, c.Rank = append([]byte(nil), x.Host...), append([]byte(nil), x.Unit...), append([]byte(nil), x.Rank...)
 	s.mu.Lock()
@@ -222,7 +222,7 @@ func (s *sink) ApplySample(_ parse.Result, x *parse.Sample) {
 }
 
 // take returns and forgets what was applied so far.
-func (s *sink) take() []parse.Sample {
+func (s *sink) take() []sample.Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.got
@@ -233,9 +233,9 @@ func (s *sink) take() []parse.Sample {
 func (s *sink) len() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.got) }
 
 // one returns the only sample of kind k in got.
-func one(t *testing.T, got []parse.Sample, k parse.Kind) parse.Sample {
+func one(t *testing.T, got []sample.Sample, k sample.Kind) sample.Sample {
 	t.Helper()
-	var out []parse.Sample
+	var out []sample.Sample
 	for _, s := range got {
 		if s.Kind == k {
 			out = append(out, s)
@@ -247,7 +247,7 @@ func one(t *testing.T, got []parse.Sample, k parse.Kind) parse.Sample {
 	return out[0]
 }
 
-func none(t *testing.T, got []parse.Sample, f parse.Field) {
+func none(t *testing.T, got []sample.Sample, f sample.Field) {
 	t.Helper()
 	for _, s := range got {
 		if v, ok := s.Get(f); ok {

@@ -3,7 +3,7 @@ package scrape
 import (
 	"math"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // llama-server adds to its counters only when a request finishes: tokens_predicted_total and
@@ -32,7 +32,7 @@ import (
 // llamaSample fills s (a spec sample) with the figures of the interval from the last scrape
 // that gave figures to cur, and reports whether there are any; without, the interval goes on.
 // A restart starts it again at cur.
-func llamaSample(p *prev, cur *reading, restarted bool, s *parse.Sample) bool {
+func llamaSample(p *prev, cur *reading, restarted bool, s *sample.Sample) bool {
 	if !p.lOK || restarted || reset(&p.lStart, cur) {
 		p.lStart, p.lOK = *cur, true
 		return false
@@ -46,15 +46,15 @@ func llamaSample(p *prev, cur *reading, restarted bool, s *parse.Sample) bool {
 	if !fine(a, cur, slotGenTokens) || !fine(a, cur, slotGenSeconds) {
 		return false // the deltas are still within the printing's rounding: wait for more
 	}
-	s.Kind = parse.KindSpec
-	s.Set(parse.GenTPS, tok/secs)
+	s.Kind = sample.KindSpec
+	s.Set(sample.GenTPS, tok/secs)
 	acc, hasAcc := delta(a, cur, slotAccepted)
 	drafted, hasDr := delta(a, cur, slotDraftTokens)
 	if hasAcc && hasDr && fine(a, cur, slotAccepted) && fine(a, cur, slotDraftTokens) {
-		s.Set(parse.Accepted, acc)
-		s.Set(parse.Drafted, drafted)
+		s.Set(sample.Accepted, acc)
+		s.Set(sample.Drafted, drafted)
 		if drafted > 0 {
-			s.Set(parse.AcceptRate, acc/drafted)
+			s.Set(sample.AcceptRate, acc/drafted)
 		}
 	}
 	llamaPerPos(a, cur, s)
@@ -65,7 +65,7 @@ func llamaSample(p *prev, cur *reading, restarted bool, s *parse.Sample) bool {
 // llamaPerPos sets acceptance per position over the interval, when drafts were made in it. The
 // family is absent until a speculative request has finished: a start without it, and without
 // accepted tokens, had every position at 0.
-func llamaPerPos(a, b *reading, s *parse.Sample) {
+func llamaPerPos(a, b *reading, s *sample.Sample) {
 	drafts, ok := delta(a, b, slotDrafts)
 	if !ok || drafts <= 0 || !fine(a, b, slotDrafts) || b.nPos == 0 {
 		return

@@ -14,8 +14,8 @@ import (
 
 	"github.com/specwatch/specwatch/ingest/scrape"
 	"github.com/specwatch/specwatch/model"
-	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // llamaReq is one request of testdata/llamacpp's draft recording, as its response states it:
@@ -27,18 +27,18 @@ type llamaReq struct {
 
 // sample is the request as the parser's join of its log lines states it (parse.EventRequest):
 // steps = G − 1 − accepted, commit = (G − 1) / steps, tok/s = G / decode time.
-func (r llamaReq) sample(t0 time.Time) parse.Sample {
-	s := parse.Sample{Kind: parse.KindDecode, Engine: parse.EngineLlamaCpp, Event: parse.EventRequest, Source: parse.SourceLog,
+func (r llamaReq) sample(t0 time.Time) sample.Sample {
+	s := sample.Sample{Kind: sample.KindDecode, Engine: sample.EngineLlamaCpp, Event: sample.EventRequest, Source: sample.SourceLog,
 		Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: t0.Add(r.end).UnixNano()}
 	steps := r.g - 1 - r.accepted
-	s.Set(parse.Commit, (r.g-1)/steps)
-	s.Set(parse.Steps, steps)
-	s.Set(parse.StepSeconds, r.ms/1000/steps)
-	s.Set(parse.GenTPS, r.g/(r.ms/1000))
-	s.Set(parse.Context, r.prompt+(r.g-1)/2)
-	s.Set(parse.Accepted, r.accepted)
-	s.Set(parse.Drafted, r.drafted)
-	s.Set(parse.Running, r.running)
+	s.Set(sample.Commit, (r.g-1)/steps)
+	s.Set(sample.Steps, steps)
+	s.Set(sample.StepSeconds, r.ms/1000/steps)
+	s.Set(sample.GenTPS, r.g/(r.ms/1000))
+	s.Set(sample.Context, r.prompt+(r.g-1)/2)
+	s.Set(sample.Accepted, r.accepted)
+	s.Set(sample.Drafted, r.drafted)
+	s.Set(sample.Running, r.running)
 	return s
 }
 
@@ -120,9 +120,9 @@ func llamaSeries(t *testing.T, scrapes, late bool) model.SeriesReport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restart := parse.Sample{Kind: parse.KindEvent, Event: parse.EventRestart, Engine: parse.EngineLlamaCpp, Source: parse.SourceLog,
+	restart := sample.Sample{Kind: sample.KindEvent, Event: sample.EventRestart, Engine: sample.EngineLlamaCpp, Source: sample.SourceLog,
 		Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: t0.Add(55 * time.Second).UnixNano()}
-	var pending []parse.Sample
+	var pending []sample.Sample
 	logs := func(until time.Time) {
 		for _, r := range llamaRun {
 			if s := r.sample(t0); s.Time > until.Add(-10*time.Second).UnixNano() && s.Time <= until.UnixNano() {
@@ -135,7 +135,7 @@ func llamaSeries(t *testing.T, scrapes, late bool) model.SeriesReport {
 	}
 	flush := func() {
 		for i := range pending {
-			pl.ApplySample(parse.Matched, &pending[i])
+			pl.ApplySample(sample.Matched, &pending[i])
 		}
 		pending = pending[:0]
 	}

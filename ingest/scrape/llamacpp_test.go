@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // recorded is one of testdata/llamacpp's scrapes of the real llama-server (README there).
@@ -46,7 +46,7 @@ func TestLlamaCppRecorded(t *testing.T) {
 	ep := newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL + "/metrics", Labels: map[string]string{"host": "gpu07", "unit": "llama-server.service"}})
-	scrape := func(name string) []parse.Sample {
+	scrape := func(name string) []sample.Sample {
 		t.Helper()
 		ep.serve(recorded(t, name))
 		if err := src.Scrape(context.Background(), 0); err != nil {
@@ -55,10 +55,10 @@ func TestLlamaCppRecorded(t *testing.T) {
 		clk.advance(10 * time.Second)
 		got := sk.take()
 		for _, s := range got {
-			if s.Has(parse.Commit) || s.Has(parse.StepSeconds) || s.Has(parse.Running) {
+			if s.Has(sample.Commit) || s.Has(sample.StepSeconds) || s.Has(sample.Running) {
 				t.Errorf("%s: a commit length, step or running from llama.cpp's counters: %+v", name, s)
 			}
-			if string(s.Host) != "gpu07" || string(s.Unit) != "llama-server.service" || len(s.Rank) != 0 || s.Source != parse.SourceMetrics {
+			if string(s.Host) != "gpu07" || string(s.Unit) != "llama-server.service" || len(s.Rank) != 0 || s.Source != sample.SourceMetrics {
 				t.Errorf("%s: key %s %s %q, source %v", name, s.Host, s.Unit, s.Rank, s.Source)
 			}
 		}
@@ -70,18 +70,18 @@ func TestLlamaCppRecorded(t *testing.T) {
 			t.Errorf("%s: %d samples, want none: %+v", name, len(got), got)
 		}
 	}
-	request := func(name string, rs ...llamaRequest) parse.Sample {
+	request := func(name string, rs ...llamaRequest) sample.Sample {
 		t.Helper()
-		s := one(t, scrape(name), parse.KindSpec)
-		near(t, name+" tok/s", s.Value(parse.GenTPS), pooled(rs...), 1e-5)
+		s := one(t, scrape(name), sample.KindSpec)
+		near(t, name+" tok/s", s.Value(sample.GenTPS), pooled(rs...), 1e-5)
 		var acc, dr float64
 		for _, r := range rs {
 			acc, dr = acc+r.accepted, dr+r.drafted
 		}
-		if s.Value(parse.Accepted) != acc || s.Value(parse.Drafted) != dr {
-			t.Errorf("%s: accepted %v of %v, want %v of %v", name, s.Value(parse.Accepted), s.Value(parse.Drafted), acc, dr)
+		if s.Value(sample.Accepted) != acc || s.Value(sample.Drafted) != dr {
+			t.Errorf("%s: accepted %v of %v, want %v of %v", name, s.Value(sample.Accepted), s.Value(sample.Drafted), acc, dr)
 		}
-		near(t, name+" accept rate", s.Value(parse.AcceptRate), acc/dr, 1e-9)
+		near(t, name+" accept rate", s.Value(sample.AcceptRate), acc/dr, 1e-9)
 		return s
 	}
 
@@ -98,7 +98,7 @@ func TestLlamaCppRecorded(t *testing.T) {
 	request("draft-6-three-parallel", llamaRequest{64, 1246.908, 176, 40}, llamaRequest{64, 1246.039, 171, 40}, llamaRequest{64, 1060.233, 171, 40})
 
 	got := scrape("draft-7-restarted")
-	if len(got) != 1 || got[0].Kind != parse.KindEvent || got[0].Event != parse.EventRestart {
+	if len(got) != 1 || got[0].Kind != sample.KindEvent || got[0].Event != sample.EventRestart {
 		t.Errorf("restart: %+v, want one restart event", got)
 	}
 	s = request("draft-8-after-restart", llamaRequest{80, 533.953, 223, 49})
@@ -116,7 +116,7 @@ func TestLlamaCppNgramRecorded(t *testing.T) {
 	ep := newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL})
-	var got []parse.Sample
+	var got []sample.Sample
 	for _, name := range []string{"ngram-1-start", "ngram-2-two-requests"} {
 		ep.serve(recorded(t, name))
 		if err := src.Scrape(context.Background(), 0); err != nil {
@@ -125,15 +125,15 @@ func TestLlamaCppNgramRecorded(t *testing.T) {
 		clk.advance(every)
 		got = sk.take()
 	}
-	s := one(t, got, parse.KindSpec)
-	near(t, "tok/s", s.Value(parse.GenTPS), pooled(llamaRequest{128, 456.13, 80, 80}, llamaRequest{128, 421.57, 94, 94}), 1e-5)
-	none(t, got, parse.Commit)
-	if s.Value(parse.AcceptRate) != 1 {
-		t.Errorf("accept rate %v, want 1 (174 of 174)", s.Value(parse.AcceptRate))
+	s := one(t, got, sample.KindSpec)
+	near(t, "tok/s", s.Value(sample.GenTPS), pooled(llamaRequest{128, 456.13, 80, 80}, llamaRequest{128, 421.57, 94, 94}), 1e-5)
+	none(t, got, sample.Commit)
+	if s.Value(sample.AcceptRate) != 1 {
+		t.Errorf("accept rate %v, want 1 (174 of 174)", s.Value(sample.AcceptRate))
 	}
-	if parse.MaxPerPosition < 64 {
+	if sample.MaxPerPosition < 64 {
 		if s.NPos != 0 {
-			t.Errorf("%d positions of 64 with parse.MaxPerPosition %d: want none", s.NPos, parse.MaxPerPosition)
+			t.Errorf("%d positions of 64 with sample.MaxPerPosition %d: want none", s.NPos, sample.MaxPerPosition)
 		}
 		return
 	}
@@ -162,7 +162,7 @@ func TestLlamaCppCoarseCounters(t *testing.T) {
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: ep.URL})
 	const t0, s0 = 1234567.0, 23456.7
-	var got []parse.Sample
+	var got []sample.Sample
 	n := 0
 	for i := 0; len(got) == 0 && i < 40; i++ {
 		// 96 tokens a request, 0.8 s each; drafts, drafted and accepted below a million
@@ -180,13 +180,13 @@ func TestLlamaCppCoarseCounters(t *testing.T) {
 	if n != 13 {
 		t.Errorf("the first sample after %d requests, want 13", n)
 	}
-	s := one(t, got, parse.KindSpec)
+	s := one(t, got, sample.KindSpec)
 	printed := func(v float64) float64 { x, _ := strconv.ParseFloat(fmt.Sprintf("%.6g", v), 64); return x }
 	tps := (printed(t0+96*float64(n)) - printed(t0)) / (printed(s0+0.8*float64(n)) - printed(s0))
-	near(t, "tok/s over the whole interval", s.Value(parse.GenTPS), tps, 1e-9)
-	near(t, "tok/s against the truth", s.Value(parse.GenTPS), 120, 0.01)
-	if s.Value(parse.Accepted) != 60*float64(n) {
-		t.Errorf("accepted %v, want %v: the interval runs from its start", s.Value(parse.Accepted), 60*n)
+	near(t, "tok/s over the whole interval", s.Value(sample.GenTPS), tps, 1e-9)
+	near(t, "tok/s against the truth", s.Value(sample.GenTPS), 120, 0.01)
+	if s.Value(sample.Accepted) != 60*float64(n) {
+		t.Errorf("accepted %v, want %v: the interval runs from its start", s.Value(sample.Accepted), 60*n)
 	}
 }
 
@@ -210,7 +210,7 @@ func TestPositionsWhole(t *testing.T) {
 		pos  []int
 		n    int
 	}{{"whole", []int{0, 1, 2}, 3}, {"a gap", []int{0, 2}, 0}, {"twice", []int{0, 1, 1}, 0},
-		{"past the bound", []int{0, parse.MaxPerPosition}, 0}} {
+		{"past the bound", []int{0, sample.MaxPerPosition}, 0}} {
 		var b strings.Builder
 		b.WriteString("# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n")
 		for _, p := range c.pos {

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/internal/urlshow"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // DefaultMaxBodyBytes bounds one exposition. An engine's /metrics is tens of kilobytes (vLLM
@@ -51,7 +51,7 @@ type Target struct {
 
 // Sink takes resolved samples; pipeline.Pipeline is one. Calls are serialized by the source.
 type Sink interface {
-	ApplySample(parse.Result, *parse.Sample)
+	ApplySample(sample.Result, *sample.Sample)
 }
 
 // Clock is the source's time: Now stamps each scrape, NewTicker paces a target.
@@ -306,14 +306,14 @@ func (s *Source) apply(t *target, now int64) (n, resets int) {
 			resets++
 		}
 		rank := []byte(k.rank)
-		out := samples(p, now, cur, k.engine, func(x *parse.Sample) {
-			x.Engine, x.Host, x.Unit, x.Rank, x.Time, x.Source = k.engine, host, unit, rank, now, parse.SourceMetrics
+		out := samples(p, now, cur, k.engine, func(x *sample.Sample) {
+			x.Engine, x.Host, x.Unit, x.Rank, x.Time, x.Source = k.engine, host, unit, rank, now, sample.SourceMetrics
 			x.Container, x.Namespace, x.Pod = ctr, ns, pod
 		})
 		p.t, p.r, p.ok, p.gen = now, *cur, true, t.gen
 		s.sinkMu.Lock()
 		for i := range out {
-			s.o.Sink.ApplySample(parse.Matched, &out[i])
+			s.o.Sink.ApplySample(sample.Matched, &out[i])
 		}
 		s.sinkMu.Unlock()
 		n += len(out)

@@ -16,8 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 const every = 5 * time.Second
@@ -55,7 +54,7 @@ func TestVLLMCounters(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	src := newSource(t, clk, sk, NewMetrics(reg), 0, Target{URL: ep.URL + "/metrics", Labels: map[string]string{"unit": "vllm.service"}})
 	ctx := context.Background()
-	scrape := func(v vllm) []parse.Sample {
+	scrape := func(v vllm) []sample.Sample {
 		t.Helper()
 		ep.serve(v.text())
 		if err := src.Scrape(ctx, 0); err != nil {
@@ -66,9 +65,9 @@ func TestVLLMCounters(t *testing.T) {
 	}
 	v := vllm{drafts: 10000, draftTokens: 30000, accepted: 17000, perPos: []float64{8000, 5500, 3500}, running: 8, genTok: 100000, kvUsage: 0.125}
 	first := scrape(v)
-	none(t, first, parse.Commit) // no interval yet
-	d := one(t, first, parse.KindDecode)
-	if got, _ := d.Get(parse.Running); got != 8 || string(d.Rank) != "Engine 000" || string(d.Host) != "127.0.0.1" || string(d.Unit) != "vllm.service" || d.Engine != parse.EngineVLLM {
+	none(t, first, sample.Commit) // no interval yet
+	d := one(t, first, sample.KindDecode)
+	if got, _ := d.Get(sample.Running); got != 8 || string(d.Rank) != "Engine 000" || string(d.Host) != "127.0.0.1" || string(d.Unit) != "vllm.service" || d.Engine != sample.EngineVLLM {
 		t.Fatalf("decode sample: running %v, rank %q, host %q, unit %q, engine %s", got, d.Rank, d.Host, d.Unit, d.Engine)
 	}
 
@@ -77,38 +76,38 @@ func TestVLLMCounters(t *testing.T) {
 	v.perPos = []float64{8000 + 1000, 5500 + 800, 3500 + 545}
 	v.genTok += 4000
 	got := scrape(v)
-	s := one(t, got, parse.KindSpec)
-	commit, _ := s.Get(parse.Commit)
+	s := one(t, got, sample.KindSpec)
+	commit, _ := s.Get(sample.Commit)
 	near(t, "commit length", commit, 1+2345.0/1234, 0.005)
-	if a, _ := s.Get(parse.Accepted); a != 2345 {
+	if a, _ := s.Get(sample.Accepted); a != 2345 {
 		t.Errorf("accepted = %v, want 2345", a)
 	}
-	if dr, _ := s.Get(parse.Drafted); dr != 3702 {
+	if dr, _ := s.Get(sample.Drafted); dr != 3702 {
 		t.Errorf("drafted = %v, want 3702", dr)
 	}
-	near(t, "accepted tokens/s", s.Value(parse.AcceptedTPS), 2345.0/5, 1e-9)
+	near(t, "accepted tokens/s", s.Value(sample.AcceptedTPS), 2345.0/5, 1e-9)
 	if s.NPos != 3 {
 		t.Fatalf("positions = %d, want 3", s.NPos)
 	}
 	for i, want := range []float64{1000.0 / 1234, 800.0 / 1234, 545.0 / 1234} {
 		near(t, "per-position acceptance", s.PerPos[i], want, 1e-9)
 	}
-	dec := one(t, got, parse.KindDecode)
-	near(t, "generation tokens/s", dec.Value(parse.GenTPS), 4000.0/5, 1e-9)
+	dec := one(t, got, sample.KindDecode)
+	near(t, "generation tokens/s", dec.Value(sample.GenTPS), 4000.0/5, 1e-9)
 	// the sum of per-position acceptance is commit length − 1, as in vLLM's own log line
 	near(t, "Σ per position", s.PerPos[0]+s.PerPos[1]+s.PerPos[2], commit-1, 1e-9)
 
 	// stall: the counters do not move; gauges still come, commit length does not
 	got = scrape(v)
-	none(t, got, parse.Commit)
-	one(t, got, parse.KindDecode)
+	none(t, got, sample.Commit)
+	one(t, got, sample.KindDecode)
 
 	// restart: the counters start again from small values; no negative, no spike
 	restarted := vllm{drafts: 50, draftTokens: 150, accepted: 90, perPos: []float64{40, 30, 20}, running: 1, genTok: 200}
 	got = scrape(restarted)
-	none(t, got, parse.Commit)
-	none(t, got, parse.GenTPS)
-	if ev := one(t, got, parse.KindEvent); ev.Event != parse.EventRestart || ev.Source != parse.SourceMetrics || string(ev.Rank) != "Engine 000" {
+	none(t, got, sample.Commit)
+	none(t, got, sample.GenTPS)
+	if ev := one(t, got, sample.KindEvent); ev.Event != sample.EventRestart || ev.Source != sample.SourceMetrics || string(ev.Rank) != "Engine 000" {
 		t.Errorf("restart event: %+v", ev)
 	}
 	if n := testutil.ToFloat64(src.o.Metrics.resets.WithLabelValues(ep.URL + "/metrics")); n != 1 {
@@ -116,8 +115,8 @@ func TestVLLMCounters(t *testing.T) {
 	}
 	// and the next interval is measured from the restart
 	restarted.drafts, restarted.accepted, restarted.draftTokens = 150, 290, 450
-	s = one(t, scrape(restarted), parse.KindSpec)
-	near(t, "commit length after the restart", s.Value(parse.Commit), 1+200.0/100, 0.005)
+	s = one(t, scrape(restarted), sample.KindSpec)
+	near(t, "commit length after the restart", s.Value(sample.Commit), 1+200.0/100, 0.005)
 }
 
 // TestOpenMetrics: the same counters served as OpenMetrics (prometheus_client's other format:
@@ -134,8 +133,8 @@ func TestOpenMetrics(t *testing.T) {
 		}
 		clk.advance(every)
 	}
-	s := one(t, sk.take(), parse.KindSpec)
-	near(t, "commit length", s.Value(parse.Commit), 1+250.0/100, 0.005)
+	s := one(t, sk.take(), sample.KindSpec)
+	near(t, "commit length", s.Value(sample.Commit), 1+250.0/100, 0.005)
 	if string(s.Rank) != "Engine 001" {
 		t.Errorf("rank %q, want Engine 001", s.Rank)
 	}
@@ -154,10 +153,10 @@ func TestRanks(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("want a sample per rank, got %d", len(got))
 	}
-	byRank := map[string]parse.Sample{}
+	byRank := map[string]sample.Sample{}
 	for _, s := range got {
 		byRank[string(s.Rank)] = s
-		if string(s.Host) != "gpu-07" || s.Engine != parse.EngineSGLang || s.Kind != parse.KindDecode {
+		if string(s.Host) != "gpu-07" || s.Engine != sample.EngineSGLang || s.Kind != sample.KindDecode {
 			t.Errorf("sample %q: host %q engine %s kind %s", s.Rank, s.Host, s.Engine, s.Kind)
 		}
 	}
@@ -166,8 +165,8 @@ func TestRanks(t *testing.T) {
 		if !ok {
 			t.Fatalf("no sample for %q: %v", rank, byRank)
 		}
-		if s.Value(parse.Commit) != want[0] || s.Value(parse.Running) != want[1] || s.Value(parse.GenTPS) != want[2] {
-			t.Errorf("%s: commit %v running %v gen %v, want %v", rank, s.Value(parse.Commit), s.Value(parse.Running), s.Value(parse.GenTPS), want)
+		if s.Value(sample.Commit) != want[0] || s.Value(sample.Running) != want[1] || s.Value(sample.GenTPS) != want[2] {
+			t.Errorf("%s: commit %v running %v gen %v, want %v", rank, s.Value(sample.Commit), s.Value(sample.Running), s.Value(sample.GenTPS), want)
 		}
 	}
 }
@@ -178,7 +177,7 @@ func TestLlamaCppAndTRTLLM(t *testing.T) {
 	lc, tr := newEndpoint(t), newEndpoint(t)
 	clk, sk := newFakeClock(), &sink{}
 	src := newSource(t, clk, sk, nil, 0, Target{URL: lc.URL}, Target{URL: tr.URL})
-	step := func(lcBody, trBody string) []parse.Sample {
+	step := func(lcBody, trBody string) []sample.Sample {
 		lc.serve(lcBody)
 		tr.serve(trBody)
 		for i := range 2 {
@@ -191,25 +190,25 @@ func TestLlamaCppAndTRTLLM(t *testing.T) {
 	}
 	step(llamaCppText(4000, 16000, 6000, 20000, 100, []float64{3000, 2000, 700, 300}), trtllmText(9000, 5000, 2.1))
 	got := step(llamaCppText(4500, 18000, 6900, 21400, 110, []float64{3350, 2300, 850, 400}), trtllmText(9900, 5600, 2.2))
-	var l, r parse.Sample
+	var l, r sample.Sample
 	for _, s := range got {
 		switch s.Engine {
-		case parse.EngineLlamaCpp:
+		case sample.EngineLlamaCpp:
 			l = s
-		case parse.EngineTRTLLM:
+		case sample.EngineTRTLLM:
 			r = s
 		}
 	}
-	if l.Kind != parse.KindSpec || l.Has(parse.Commit) || l.Has(parse.Running) {
-		t.Errorf("llama.cpp: a %s sample, commit %v, running %v: want a spec sample without either", l.Kind, l.Has(parse.Commit), l.Has(parse.Running))
+	if l.Kind != sample.KindSpec || l.Has(sample.Commit) || l.Has(sample.Running) {
+		t.Errorf("llama.cpp: a %s sample, commit %v, running %v: want a spec sample without either", l.Kind, l.Has(sample.Commit), l.Has(sample.Running))
 	}
-	near(t, "llama.cpp generation tokens/s (engine time)", l.Value(parse.GenTPS), 1400.0/10, 1e-9)
-	near(t, "llama.cpp accept rate", l.Value(parse.AcceptRate), 900.0/2000, 1e-9)
+	near(t, "llama.cpp generation tokens/s (engine time)", l.Value(sample.GenTPS), 1400.0/10, 1e-9)
+	near(t, "llama.cpp accept rate", l.Value(sample.AcceptRate), 900.0/2000, 1e-9)
 	if l.NPos != 4 || math.Abs(l.PerPos[0]-350.0/500) > 1e-9 || string(l.Rank) != "" {
 		t.Errorf("llama.cpp per position: %d %v, rank %q", l.NPos, l.PerPos[:l.NPos], l.Rank)
 	}
-	if r.Value(parse.Commit) != 2.2 || r.Value(parse.Accepted) != 600 || r.Value(parse.Drafted) != 900 {
-		t.Errorf("TensorRT-LLM: commit %v accepted %v drafted %v", r.Value(parse.Commit), r.Value(parse.Accepted), r.Value(parse.Drafted))
+	if r.Value(sample.Commit) != 2.2 || r.Value(sample.Accepted) != 600 || r.Value(sample.Drafted) != 900 {
+		t.Errorf("TensorRT-LLM: commit %v accepted %v drafted %v", r.Value(sample.Commit), r.Value(sample.Accepted), r.Value(sample.Drafted))
 	}
 }
 

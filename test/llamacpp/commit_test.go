@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // joined is one request as package parse joined it from the engine's lines.
@@ -31,14 +32,14 @@ func parseRequests(t *testing.T, path string) []joined {
 	sc.Buffer(nil, 4<<20)
 	arrival := time.Now().UnixMicro()
 	for sc.Scan() {
-		var s parse.Sample
-		if p.Parse(sc.Bytes(), &s) != parse.Matched || !st.ResolveArrived(0, arrival, nil, nil, &s) {
+		var s parse.Record
+		if p.Parse(sc.Bytes(), &s) != sample.Matched || !st.ResolveArrived(0, arrival, nil, nil, &s) {
 			continue
 		}
-		if s.Event == parse.EventRequest {
-			steps, _ := s.Get(parse.Steps)
-			commit, _ := s.Get(parse.Commit)
-			step, _ := s.Get(parse.StepSeconds)
+		if s.Event == sample.EventRequest {
+			steps, _ := s.Get(sample.Steps)
+			commit, _ := s.Get(sample.Commit)
+			step, _ := s.Get(sample.StepSeconds)
 			out = append(out, joined{steps, commit, step * 1000})
 		}
 	}

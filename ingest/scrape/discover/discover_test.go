@@ -12,12 +12,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/specwatch/specwatch/ingest/scrape"
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 type nopSink struct{}
 
-func (nopSink) ApplySample(parse.Result, *parse.Sample) {}
+func (nopSink) ApplySample(sample.Result, *sample.Sample) {}
 
 // lister answers from a script, one entry per call, and says when it was called.
 type lister struct {

@@ -17,13 +17,14 @@ import (
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/sample"
 	"github.com/specwatch/specwatch/sim"
 )
 
 // Samples runs the demo scenario through ingest and parse as `specwatch analyze` does
 // (package analyze) and returns every resolved line: matched samples and malformed
 // ones, with results, deep-copied so that they can be replayed into any number of Sets.
-func Samples(tb testing.TB) ([]parse.Sample, []parse.Result) {
+func Samples(tb testing.TB) ([]sample.Sample, []sample.Result) {
 	tb.Helper()
 	sc := sim.Demo(1)
 	pr, pw := io.Pipe()
@@ -36,9 +37,9 @@ func Samples(tb testing.TB) ([]parse.Sample, []parse.Result) {
 	st := parse.NewStream(parse.StreamOptions{Location: time.UTC, Year: 2026})
 	p := parse.NewParser(parse.Options{})
 	var e ingest.Entry
-	var s parse.Sample
-	var out []parse.Sample
-	var res []parse.Result
+	var s parse.Record
+	var out []sample.Sample
+	var res []sample.Result
 	for {
 		err := rd.Next(&e)
 		if errors.Is(err, io.EOF) {
@@ -48,10 +49,10 @@ func Samples(tb testing.TB) ([]parse.Sample, []parse.Result) {
 			tb.Fatalf("reading %s: %v", sc.Name, err)
 		}
 		r := p.Parse(e.Message, &s)
-		if r != parse.Ignored {
+		if r != sample.Ignored {
 			st.Resolve(e.Time, e.Host, e.Unit, &s)
 		}
-		c := s
+		c := s.Sample
 		c.Host, c.Unit, c.Rank, c.Proc = bytes.Clone(s.Host), bytes.Clone(s.Unit), bytes.Clone(s.Rank), bytes.Clone(s.Proc)
 		out, res = append(out, c), append(res, r)
 	}
@@ -60,7 +61,7 @@ func Samples(tb testing.TB) ([]parse.Sample, []parse.Result) {
 
 // Replay applies samples to state through p the way Apply does after parsing (the sample
 // half of the pipeline: one lock per sample, each new decode point fed to p's step observer).
-func Replay(p *pipeline.Pipeline, samples []parse.Sample, res []parse.Result) {
+func Replay(p *pipeline.Pipeline, samples []sample.Sample, res []sample.Result) {
 	for i := range samples {
 		p.ApplySample(res[i], &samples[i])
 	}
@@ -130,14 +131,14 @@ func (h *HeldSource) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot
 // SampleLoop replays parsed samples endlessly, each pass shifted past the end of the previous
 // one, so that time keeps moving forward for the model (as the demo's replay does).
 type SampleLoop struct {
-	samples     []parse.Sample
-	res         []parse.Result
+	samples     []sample.Sample
+	res         []sample.Result
 	i           int
 	shift, span int64
 }
 
 // NewSampleLoop loops over samples (Samples' output).
-func NewSampleLoop(samples []parse.Sample, res []parse.Result) *SampleLoop {
+func NewSampleLoop(samples []sample.Sample, res []sample.Result) *SampleLoop {
 	var first, last int64
 	for i := range samples {
 		if t := samples[i].Time; t != 0 {
@@ -151,7 +152,7 @@ func NewSampleLoop(samples []parse.Sample, res []parse.Result) *SampleLoop {
 }
 
 // Next copies the next sample into c and returns its result.
-func (l *SampleLoop) Next(c *parse.Sample) parse.Result {
+func (l *SampleLoop) Next(c *sample.Sample) sample.Result {
 	if l.i == len(l.samples) {
 		l.i, l.shift = 0, l.shift+l.span
 	}

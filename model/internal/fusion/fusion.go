@@ -16,7 +16,7 @@
 // the acceptance back to the logs and then take it again).
 package fusion
 
-import "github.com/specwatch/specwatch/parse"
+import "github.com/specwatch/specwatch/sample"
 
 // Figure is the source one figure is taken from; None before any gave it.
 type Figure int8
@@ -27,7 +27,7 @@ const None Figure = -1
 // Take applies the rule to a sample of source src for a figure that better wins. ok says
 // the sample's figure feeds the series; moved says the figure has just left the source it had
 // (the model then drops what that source left half done).
-func (f *Figure) Take(src, better parse.Source) (ok, moved bool) {
+func (f *Figure) Take(src, better sample.Source) (ok, moved bool) {
 	switch {
 	case *f == None || *f == Figure(src):
 	case src == better:
@@ -41,11 +41,11 @@ func (f *Figure) Take(src, better parse.Source) (ok, moved bool) {
 
 // CommitFrom is the source whose acceptance figures (commit length, accept rate) win for
 // engine e.
-func CommitFrom(e parse.Engine) parse.Source {
-	if e == parse.EngineLlamaCpp {
-		return parse.SourceLog
+func CommitFrom(e sample.Engine) sample.Source {
+	if e == sample.EngineLlamaCpp {
+		return sample.SourceLog
 	}
-	return parse.SourceMetrics
+	return sample.SourceMetrics
 }
 
 // Name is the source's name, "logs" or "metrics", or empty for None.
@@ -53,13 +53,13 @@ func (f Figure) Name() string {
 	if f < 0 {
 		return ""
 	}
-	return parse.Source(f).String()
+	return sample.Source(f).String()
 }
 
 // Choice is a series' choice for each figure, and the sources it has seen. The zero value is
 // not ready: use New.
 type Choice struct {
-	seen                        [2]bool // by parse.Source
+	seen                        [2]bool // by sample.Source
 	Commit, Points, PerPosition Figure
 }
 
@@ -67,21 +67,21 @@ type Choice struct {
 func New() Choice { return Choice{Commit: None, Points: None, PerPosition: None} }
 
 // See records that a sample of source src arrived.
-func (c *Choice) See(src parse.Source) {
+func (c *Choice) See(src sample.Source) {
 	if int(src) < len(c.seen) {
 		c.seen[src] = true
 	}
 }
 
 // Saw reports whether a sample of source src arrived.
-func (c *Choice) Saw(src parse.Source) bool { return int(src) < len(c.seen) && c.seen[src] }
+func (c *Choice) Saw(src sample.Source) bool { return int(src) < len(c.seen) && c.seen[src] }
 
 // Inputs names the sources seen, in parse.Source order.
 func (c *Choice) Inputs() []string {
 	in := []string{}
 	for i, ok := range c.seen {
 		if ok {
-			in = append(in, parse.Source(i).String())
+			in = append(in, sample.Source(i).String())
 		}
 	}
 	return in

@@ -3,25 +3,25 @@ package fusion
 import (
 	"testing"
 
-	"github.com/specwatch/specwatch/parse"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // TestCommitFrom: acceptance moves once to the counters, except llama.cpp's, which moves to
 // the logs (its counters count no verify steps) and never back.
 func TestCommitFrom(t *testing.T) {
 	for _, c := range []struct {
-		engine parse.Engine
+		engine sample.Engine
 		want   string
-	}{{parse.EngineVLLM, "metrics"}, {parse.EngineSGLang, "metrics"}, {parse.EngineLlamaCpp, "logs"}} {
-		for _, first := range []parse.Source{parse.SourceLog, parse.SourceMetrics} {
+	}{{sample.EngineVLLM, "metrics"}, {sample.EngineSGLang, "metrics"}, {sample.EngineLlamaCpp, "logs"}} {
+		for _, first := range []sample.Source{sample.SourceLog, sample.SourceMetrics} {
 			ch := New()
 			better := CommitFrom(c.engine)
-			other := parse.SourceLog + parse.SourceMetrics - first
+			other := sample.SourceLog + sample.SourceMetrics - first
 			if ok, _ := ch.Commit.Take(first, better); !ok {
 				t.Errorf("%s: the first source (%s) refused", c.engine, first)
 			}
 			ch.Commit.Take(other, better)
-			for _, src := range []parse.Source{first, other} {
+			for _, src := range []sample.Source{first, other} {
 				ok, moved := ch.Commit.Take(src, better)
 				if ok != (src.String() == c.want) || moved {
 					t.Errorf("%s, %s first: %s takes %v (moved %v), want only %s", c.engine, first, src, ok, moved, c.want)

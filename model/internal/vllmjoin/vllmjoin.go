@@ -2,14 +2,14 @@
 // it: only together do they give a step (commit × running / throughput).
 package vllmjoin
 
-import "github.com/specwatch/specwatch/parse"
+import "github.com/specwatch/specwatch/sample"
 
 // Engine is an engine line's figures.
 type Engine struct {
 	T                   int64 // Unix ns
 	Running, TPS, KVPct float64
-	HasTPS, HasKV       bool         // v0.7.0's engine line has no KV usage: no context then
-	Src                 parse.Source // a spec line joins only an engine line of its own source
+	HasTPS, HasKV       bool          // v0.7.0's engine line has no KV usage: no context then
+	Src                 sample.Source // a spec line joins only an engine line of its own source
 }
 
 // Window bounds how far apart an engine line and its SpecDecoding line may be.
@@ -42,7 +42,7 @@ func (p *Pending) Take() (Engine, bool) {
 
 // Join returns the line a spec line of src at t completes, if it is within Window before it.
 // The line waiting is spent unless it is the other source's, which waits for its own.
-func (p *Pending) Join(src parse.Source, t int64) (Engine, bool) {
+func (p *Pending) Join(src sample.Source, t int64) (Engine, bool) {
 	if p.e.Src != src {
 		return p.e, false
 	}

@@ -10,10 +10,11 @@ import (
 	"bytes"
 
 	"github.com/specwatch/specwatch/parse/internal/lex"
+	"github.com/specwatch/specwatch/sample"
 )
 
 // MaxPos bounds a per-position list: --spec-draft-n-max goes up to 64 (n-gram drafts).
-const MaxPos = 64
+const MaxPos = sample.MaxPerPosition
 
 // Part says which line of a request a slot line is.
 type Part uint8

@@ -1,4 +1,4 @@
-package parse
+package sample
 
 // Field is one quantity a line may carry. Units are normalised at parse time: fractions, not
 // percentages; seconds, not milliseconds; tokens per second.
