@@ -303,7 +303,7 @@ func aliasOf(v string) (parse.Alias, error) {
 	name, unit, _ := strings.Cut(v, "/")
 	f, ok := sample.FieldByName(name)
 	if !ok {
-		return parse.Alias{}, fmt.Errorf("%q: unknown field %q (see parse/field.go for names)", v, name)
+		return parse.Alias{}, fmt.Errorf("%q: unknown field %q (want one of %s)", v, name, strings.Join(sample.FieldNames(), ", "))
 	}
 	scale := 1.0
 	switch unit {

@@ -52,6 +52,9 @@ func (f Field) String() string {
 // NumFields is the number of defined fields, for iteration.
 const NumFields = int(numFields)
 
+// FieldNames are every field's String form, in order.
+func FieldNames() []string { return append([]string(nil), fieldNames[:]...) }
+
 // FieldByName maps a Field's String form back to it (config aliases name fields this way).
 func FieldByName(name string) (Field, bool) {
 	for i, n := range fieldNames {
