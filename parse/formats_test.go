@@ -108,25 +108,25 @@ func TestEngineFormats(t *testing.T) {
 		// v0.8.2: no emitted count and no k, so no commit length can be derived.
 		{"vllm v1 0.8.2 Speculative metrics", "INFO 03-28 10:00:01 [loggers.py:80] Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, Number of draft tokens: 66, ",
 			spec(map[sample.Field]float64{sample.AcceptRate: 1, sample.Accepted: 66, sample.Drafted: 66})},
-		{"vllm v1 0.8.3 SpecDecoding", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.5%, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens",
+		{"vllm v1 0.8.3 SpecDecoding", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.5%, Accepted: 150 tokens, Drafted: 240 tokens",
 			spec(map[sample.Field]float64{sample.AcceptRate: 0.625, sample.Accepted: 150, sample.Drafted: 240})},
 		// v0.8.5 printed accepted / drafts: 1880 / (3000 / 3) = 1.88, the sum of the
 		// per-position rates; the commit length is 2.88.
-		{"vllm v1 0.8.5 mean without bonus", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 1.88, sample.Accepted: 1880 tokens, sample.Drafted: 3000 tokens, Per-position acceptance rate: 0.750, 0.625, 0.505",
+		{"vllm v1 0.8.5 mean without bonus", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 1.88, Accepted: 1880 tokens, Drafted: 3000 tokens, Per-position acceptance rate: 0.750, 0.625, 0.505",
 			spec(map[sample.Field]float64{sample.AcceptRate: 0.627, sample.Accepted: 1880, sample.Drafted: 3000, sample.Commit: 2.88}, 0.75, 0.625, 0.505)},
 		// 90 / (400 / 2) = 0.45 without the bonus token: below 1, still a v0.8.5 line.
-		{"vllm v1 0.8.5 mean without bonus, below one", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 22.5%, Mean acceptance length: 0.45, sample.Accepted: 90 tokens, sample.Drafted: 400 tokens, Per-position acceptance rate: 0.300, 0.150",
+		{"vllm v1 0.8.5 mean without bonus, below one", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 22.5%, Mean acceptance length: 0.45, Accepted: 90 tokens, Drafted: 400 tokens, Per-position acceptance rate: 0.300, 0.150",
 			spec(map[sample.Field]float64{sample.AcceptRate: 0.225, sample.Accepted: 90, sample.Drafted: 400, sample.Commit: 1.45}, 0.3, 0.15)},
 		// v0.9: 1 + 150 / (240 / 3) = 2.875, printed 2.88.
-		{"vllm v1 0.9 mean with bonus", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
+		{"vllm v1 0.9 mean with bonus", vllmPrefix + "SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
 			spec(map[sample.Field]float64{sample.AcceptRate: 0.625, sample.Accepted: 150, sample.Drafted: 240, sample.Commit: 2.88}, 0.75, 0.625, 0.5)},
-		{"vllm v1 0.10 throughput fields", vllmPrefix + "SpecDecoding metrics: Mean acceptance length: 2.37, sample.Accepted throughput: 41.10 tokens/s, sample.Drafted throughput: 90.00 tokens/s, sample.Accepted: 411 tokens, sample.Drafted: 900 tokens, Per-position acceptance rate: 0.701, 0.452, 0.217, Avg Draft acceptance rate: 45.7%",
+		{"vllm v1 0.10 throughput fields", vllmPrefix + "SpecDecoding metrics: Mean acceptance length: 2.37, Accepted throughput: 41.10 tokens/s, Drafted throughput: 90.00 tokens/s, Accepted: 411 tokens, Drafted: 900 tokens, Per-position acceptance rate: 0.701, 0.452, 0.217, Avg Draft acceptance rate: 45.7%",
 			spec(map[sample.Field]float64{sample.Commit: 2.37, sample.AcceptedTPS: 41.1, sample.DraftedTPS: 90, sample.Accepted: 411, sample.Drafted: 900, sample.AcceptRate: 0.457}, 0.701, 0.452, 0.217)},
 
 		// vLLM engine lines.
-		{"vllm v1 0.7.0 engine line", "INFO 01-27 10:00:01 loggers.py:72] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 35.2 tokens/s, sample.Running: 1 reqs, Waiting: 0 reqs ",
+		{"vllm v1 0.7.0 engine line", "INFO 01-27 10:00:01 loggers.py:72] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 35.2 tokens/s, Running: 1 reqs, Waiting: 0 reqs ",
 			want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, f: map[sample.Field]float64{sample.PromptTPS: 0, sample.GenTPS: 35.2, sample.Running: 1, sample.Queue: 0}}},
-		{"vllm fork engine line", vllmPrefix + "Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, sample.Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
+		{"vllm fork engine line", vllmPrefix + "Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
 			want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: map[sample.Field]float64{sample.PromptTPS: 0, sample.GenTPS: 26.8, sample.Running: 4, sample.Queue: 0, sample.KVUsage: 0.021}}},
 	}
 	for _, c := range cases {
@@ -161,13 +161,13 @@ func TestEngineFormatsDamaged(t *testing.T) {
 		"[2026-11-20 09:00:01 TP0] [DFLASH accept] bs=4 block=16 accept_len(mean=1.750 p50=1.5 p90=3.0)",
 		"[2026-11-20 09:00:01 TP0] [DFLASH accept] bs=4 block=16 accept_len(mean=1.750 p50=1.5 p90=3.0) out_tokens(mean=0.750)",
 		"[2026-11-20 09:00:01 TP0] [DFLASH profile] bs=4 block=16 kv_commit=0.002s draft=0.011s verify=0.085s total=xs",
-		"SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 0.45, sample.Accepted: 1880 tokens, sample.Drafted: 3000 tokens",
+		"SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 0.45, Accepted: 1880 tokens, Drafted: 3000 tokens",
 		"Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, ",
 		"Speculative metrics: Draft acceptance rate: %.3f, Number of speculative tokens: %d, Number of accepted tokens: %d, Number of draft tokens: %d, Number of emitted tokens: %d.",
-		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, sample.Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Avg time/tok:x",
+		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Avg time/tok:x",
 		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Waiting: 0 reqs",
 		// Every line with an engine lead has the KV figure: without it, the line was cut.
-		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, sample.Running: 4 reqs, Waiting: 0 reqs",
+		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs",
 	} {
 		check(t, line, want{r: sample.Malformed})
 	}
@@ -232,8 +232,8 @@ func TestEngineFormatsNoAllocs(t *testing.T) {
 		"[2026-11-20 09:00:01 TP0] DDTREE verify completed. num_correct_drafts_per_req=[3, 2, 5]",
 		"[2026-11-20 09:00:02 TP0] [DFLASH accept] bs=4 block=16 accept_len(mean=1.750 p50=1.5 p90=3.0) out_tokens(mean=2.750)",
 		"[2026-11-20 09:00:02 TP0] [DFLASH profile] bs=4 block=16 kv_commit=0.002s draft=0.011s verify=0.085s total=0.101s",
-		"(APIServer pid=9120) INFO 05-02 10:00:01 [loggers.py:116] SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 1.88, sample.Accepted: 1880 tokens, sample.Drafted: 3000 tokens, Per-position acceptance rate: 0.750, 0.625, 0.505",
-		"(APIServer pid=9120) INFO 05-20 10:00:11 [loggers.py:116] sample.Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, sample.Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
+		"(APIServer pid=9120) INFO 05-02 10:00:01 [loggers.py:116] SpecDecoding metrics: Draft acceptance rate: 62.7%, Mean acceptance length: 1.88, Accepted: 1880 tokens, Drafted: 3000 tokens, Per-position acceptance rate: 0.750, 0.625, 0.505",
+		"(APIServer pid=9120) INFO 05-20 10:00:11 [loggers.py:116] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
 		"INFO 03-28 10:00:01 [loggers.py:80] Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, Number of draft tokens: 66, ",
 		"n_accept  = 600",
 	} {

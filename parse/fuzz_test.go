@@ -27,10 +27,10 @@ func seedLines(f *testing.F) {
 	}
 	for _, l := range []string{
 		"Decode batch, #running-req: 1, #token: 5553, token usage: 0.01, accept len: 2.90, accept rate: 0.13, cuda graph: True, gen throughput (token/s): 31.87, #queue-req: 0",
-		"SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
+		"SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
 		"draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)",
 		"avg_commit_len=2.90, avg_accepted_depth=1.90, step_ms=101.3",
-		"\x1b[1;36m(APIServer pid=9120)\x1b[0;0m INFO 11-20 09:00:01 [loggers.py:271] sample.Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%",
+		"\x1b[1;36m(APIServer pid=9120)\x1b[0;0m INFO 11-20 09:00:01 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%",
 	} {
 		f.Add([]byte(l))
 	}

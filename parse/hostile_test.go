@@ -18,8 +18,8 @@ import (
 
 const (
 	goodDecode = "Decode batch, #running-req: 1, #token: 5553, token usage: 0.01, accept len: 2.90, cuda graph: True, gen throughput (token/s): 31.87, #queue-req: 0"
-	goodEngine = "Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
-	goodSpec   = "SpecDecoding metrics: Mean acceptance length: 2.37, sample.Accepted: 411 tokens, sample.Drafted: 900 tokens"
+	goodEngine = "Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
+	goodSpec   = "SpecDecoding metrics: Mean acceptance length: 2.37, Accepted: 411 tokens, Drafted: 900 tokens"
 )
 
 // hostileGarbage is what follows a record's marker in the "garbage" shapes: NUL, invalid UTF-8,
@@ -62,10 +62,10 @@ var hostileShapes = []shape{
 	{"digits-prefill", "Prefill batch, #new-seq: ", "9", ", #new-token: 1", mal},
 	{"digits-prefill-2024", "new fill batch. #seq: 2. #new_token: ", "9", ". #remaining_req: 1", mal},
 	{"digits-retract", "KV cache pool is full. Retract requests. #retracted_reqs: ", "9", "", mal},
-	{"digits-vllm-engine", "Avg prompt throughput: ", "9", " tokens/s, Avg generation throughput: 1.0 tokens/s, sample.Running: 1 reqs, GPU KV cache usage: 1%", mal},
-	{"digits-vllm-spec", "SpecDecoding metrics: sample.Accepted: ", "9", " tokens, sample.Drafted: 2 tokens", mal},
-	{"digits-per-position", "SpecDecoding metrics: sample.Accepted: 1 tokens, sample.Drafted: 2 tokens, Per-position acceptance rate: 0.", "9", "", mal},
-	{"digits-per-position-list", "SpecDecoding metrics: sample.Accepted: 1 tokens, sample.Drafted: 2 tokens, Per-position acceptance rate: 0.5", ", 0.5", "", mal},
+	{"digits-vllm-engine", "Avg prompt throughput: ", "9", " tokens/s, Avg generation throughput: 1.0 tokens/s, Running: 1 reqs, GPU KV cache usage: 1%", mal},
+	{"digits-vllm-spec", "SpecDecoding metrics: Accepted: ", "9", " tokens, Drafted: 2 tokens", mal},
+	{"digits-per-position", "SpecDecoding metrics: Accepted: 1 tokens, Drafted: 2 tokens, Per-position acceptance rate: 0.", "9", "", mal},
+	{"digits-per-position-list", "SpecDecoding metrics: Accepted: 1 tokens, Drafted: 2 tokens, Per-position acceptance rate: 0.5", ", 0.5", "", mal},
 	{"digits-vllm-v0", "Speculative metrics: Number of speculative tokens: ", "9", ", Number of accepted tokens: 1, Number of draft tokens: 2, Number of emitted tokens: 3.", mal},
 	{"digits-llamacpp", "draft acceptance rate = 0.5 (  ", "9", " accepted /  10 generated)", mal},
 	{"digits-key-value", "avg_commit_len=", "9", "", mal},
@@ -90,7 +90,7 @@ var hostileShapes = []shape{
 	{"long-kv-value", "avg_commit_len=", "x", "", mal},
 	{"long-decode-key", "Decode batch, ", "k", ": 1", mal},
 	{"long-decode-value", "Decode batch, #running-req: ", "x", "", mal},
-	{"long-unit", "Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 1.0 ", "x", ", sample.Running: 1 reqs, GPU KV cache usage: 1%", mal},
+	{"long-unit", "Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 1.0 ", "x", ", Running: 1 reqs, GPU KV cache usage: 1%", mal},
 	{"long-host", "Nov 20 09:00:01 ", "h", " python3[1]: " + goodDecode, mat},
 	{"long-proc-tag", "(", "(", "pid=1) INFO 11-20 09:00:01 [loggers.py:271] " + goodEngine, mat},
 	{"long-compose-service", "", "s", "  | " + goodDecode, mat},
@@ -114,7 +114,7 @@ var hostileShapes = []shape{
 	{"brackets-nested", "", "[(", "", ign},
 	{"brackets-before-marker", "", "[", goodDecode, mat},
 	{"brackets-counter", "Decode batch [", "[", "], #running-req: 1, gen throughput (token/s): 1.0, #queue-req: 0", mal},
-	{"brackets-value", "SpecDecoding metrics: sample.Accepted: ", "[", " tokens, sample.Drafted: 2 tokens", mal},
+	{"brackets-value", "SpecDecoding metrics: Accepted: ", "[", " tokens, Drafted: 2 tokens", mal},
 	{"ansi-codes", "", "\x1b[1;36m", goodDecode, mat},
 	{"ansi-params", "\x1b[", "1;", "m" + goodDecode, mat},
 	{"ansi-replacement", "", "\xef\xbf\xbd[", " " + goodDecode, mat}, // "�[D" would be a CSI eating the D

@@ -156,24 +156,24 @@ func TestGenericKeyValue(t *testing.T) {
 func TestVLLM(t *testing.T) {
 	f := func(line string, w want) { t.Helper(); check(t, line, w) }
 	eng := map[sample.Field]float64{sample.PromptTPS: 1204.7, sample.GenTPS: 96.4, sample.Running: 2, sample.Queue: 0, sample.KVUsage: 0.073}
-	body := "Engine 000: Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%, Prefix cache hit rate: 41.2%"
+	body := "Engine 000: Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%, Prefix cache hit rate: 41.2%"
 	f("INFO 11-20 09:00:01 [loggers.py:271] "+body, want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: eng})
 	f("(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] "+body, want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: eng})
 	f("\x1b[1;36m(APIServer pid=9120)\x1b[0;0m INFO 11-20 09:00:01 [loggers.py:271] "+body, want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: eng})
 	f("vllm-1  | (APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] "+body, want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", unit: "vllm-1", f: eng})
 	f("2026-05-14T17:22:08.904412331Z INFO 05-14 17:22:08 [loggers.py:271] "+body, want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: eng})
-	f("INFO 11-20 09:00:01 [loggers.py:271] 2 Engines Aggregated: Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%, Prefix cache hit rate: 41.2%, Deferred: 1 reqs, Preemptions: 0, Corrupted: 0 reqs, External prefix cache hit rate: 0.0%, MM cache hit rate: 0.0%",
+	f("INFO 11-20 09:00:01 [loggers.py:271] 2 Engines Aggregated: Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%, Prefix cache hit rate: 41.2%, Deferred: 1 reqs, Preemptions: 0, Corrupted: 0 reqs, External prefix cache hit rate: 0.0%, MM cache hit rate: 0.0%",
 		want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "2 Engines Aggregated", f: eng})
-	f("INFO 11-20 09:00:01 [loggers.py:271] Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%",
+	f("INFO 11-20 09:00:01 [loggers.py:271] Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%",
 		want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, f: eng})
-	f("INFO 11-20 09:00:01 metrics.py:345] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 35.2 tokens/s, sample.Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.4%, CPU KV cache usage: 0.0%.",
+	f("INFO 11-20 09:00:01 metrics.py:345] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 35.2 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.4%, CPU KV cache usage: 0.0%.",
 		want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, f: map[sample.Field]float64{sample.PromptTPS: 0, sample.GenTPS: 35.2, sample.Running: 1, sample.Queue: 0, sample.KVUsage: 0.004}})
 
-	f("INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Draft acceptance rate: 62.5%, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens",
+	f("INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Draft acceptance rate: 62.5%, Accepted: 150 tokens, Drafted: 240 tokens",
 		want{r: sample.Matched, kind: sample.KindSpec, engine: sample.EngineVLLM, f: map[sample.Field]float64{sample.AcceptRate: 0.625, sample.Accepted: 150, sample.Drafted: 240}})
-	f("INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, sample.Accepted: 150 tokens, sample.Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
+	f("INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
 		want{r: sample.Matched, kind: sample.KindSpec, engine: sample.EngineVLLM, f: map[sample.Field]float64{sample.AcceptRate: 0.625, sample.Commit: 2.88, sample.Accepted: 150, sample.Drafted: 240}, pos: []float64{0.75, 0.625, 0.5}})
-	f("(APIServer pid=9120) INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 2.37, sample.Accepted throughput: 41.10 tokens/s, sample.Drafted throughput: 90.00 tokens/s, sample.Accepted: 411 tokens, sample.Drafted: 900 tokens, Per-position acceptance rate: 0.701, 0.452, 0.217, Avg Draft acceptance rate: 45.7%",
+	f("(APIServer pid=9120) INFO 11-20 09:00:01 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 2.37, Accepted throughput: 41.10 tokens/s, Drafted throughput: 90.00 tokens/s, Accepted: 411 tokens, Drafted: 900 tokens, Per-position acceptance rate: 0.701, 0.452, 0.217, Avg Draft acceptance rate: 45.7%",
 		want{r: sample.Matched, kind: sample.KindSpec, engine: sample.EngineVLLM,
 			f:   map[sample.Field]float64{sample.Commit: 2.37, sample.AcceptedTPS: 41.1, sample.DraftedTPS: 90, sample.Accepted: 411, sample.Drafted: 900, sample.AcceptRate: 0.457},
 			pos: []float64{0.701, 0.452, 0.217}})
@@ -183,7 +183,7 @@ func TestVLLM(t *testing.T) {
 	f("Speculative metrics: Draft acceptance rate: 0.571, System efficiency: 0.457, Number of speculative tokens: 4, Number of accepted tokens: 4552, Number of draft tokens tokens: 7972, Number of emitted tokens: 6545.",
 		want{r: sample.Matched, kind: sample.KindSpec, engine: sample.EngineVLLM,
 			f: map[sample.Field]float64{sample.AcceptRate: 0.571, sample.SpecTokens: 4, sample.Accepted: 4552, sample.Drafted: 7972, sample.Emitted: 6545, sample.Commit: 6545 * 4.0 / 7972}})
-	fifteen := "SpecDecoding metrics: Mean acceptance length: 3.10, sample.Accepted: 2100 tokens, sample.Drafted: 15000 tokens, Per-position acceptance rate: 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05, 0.04, Avg Draft acceptance rate: 14.0%"
+	fifteen := "SpecDecoding metrics: Mean acceptance length: 3.10, Accepted: 2100 tokens, Drafted: 15000 tokens, Per-position acceptance rate: 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05, 0.04, Avg Draft acceptance rate: 14.0%"
 	f(fifteen, want{r: sample.Matched, kind: sample.KindSpec, engine: sample.EngineVLLM,
 		f:   map[sample.Field]float64{sample.Commit: 3.1, sample.Accepted: 2100, sample.Drafted: 15000, sample.AcceptRate: 0.14},
 		pos: []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05, 0.04}})

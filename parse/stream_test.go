@@ -18,8 +18,8 @@ func resolve(t *testing.T, st *Stream, entryTime int64, host, unit, line string)
 }
 
 const dec = "Decode batch, #running-req: 1, #token: 10, gen throughput (token/s): 30.00, #queue-req: 0"
-const eng = "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 96.4 tokens/s, sample.Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
-const spec = "SpecDecoding metrics: Mean acceptance length: 2.37, sample.Accepted: 411 tokens, sample.Drafted: 900 tokens"
+const eng = "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%"
+const spec = "SpecDecoding metrics: Mean acceptance length: 2.37, Accepted: 411 tokens, Drafted: 900 tokens"
 
 func ts(s string) int64 {
 	t, err := time.Parse(time.RFC3339Nano, s)

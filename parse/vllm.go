@@ -28,7 +28,7 @@ func vllmEngine(b []byte, s *Record) sample.Result {
 	// v0.7.0's line ends at Waiting (no KV usage yet, no "Engine 000: " either): the KV figure
 	// is optional there, and the queue, which every version prints, shows that the line is whole.
 	if !s.Has(sample.GenTPS) || !s.Has(sample.Running) || !s.Has(sample.Queue) || !s.Has(sample.KVUsage) && len(s.Rank) > 0 {
-		return malformed(s, "vllm engine: missing generation throughput, sample.Running, Waiting or GPU KV cache usage")
+		return malformed(s, "vllm engine: missing generation throughput, Running, Waiting or GPU KV cache usage")
 	}
 	return sample.Matched
 }
@@ -68,7 +68,7 @@ func vllmSpec(b []byte, s *Record) sample.Result {
 		return r
 	}
 	if !s.Has(sample.Accepted) || !s.Has(sample.Drafted) {
-		return malformed(s, "vllm spec: missing sample.Accepted or sample.Drafted")
+		return malformed(s, "vllm spec: missing Accepted or Drafted")
 	}
 	if c, ok := s.Get(sample.Commit); ok && !bonusIncluded(s, c) {
 		return malformed(s, "vllm spec: mean acceptance length below 1 and not the per-position sum")
