@@ -7,7 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/ingest/file"
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/pipeline"
 )
@@ -30,8 +30,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	return d.Serve(ctx, func(ctx context.Context) error {
-		// Only this goroutine reads the source (the sdjournal handle itself lives on a thread of its
-		// own).
 		opts := journal.Options{
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Containers: cfg.Journal.Containers,
@@ -48,36 +46,43 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		// Scraping starts after the warm-up, whose end zeroes the counters: a scrape's samples
 		// counted meanwhile would be lost from them.
-		stopScrape, err := d.StartScrape(ctx)
+		scrapes, stopScrape, err := d.StartScrape(ctx)
 		if err != nil {
 			return err
 		}
 		defer stopScrape()
-		var files *file.Source
-		var fileStore *file.Store
+		// One input per source, each read on its own goroutine: adding a source is a package
+		// and a line here.
+		var inputs []pipeline.Input
+		if scrapes != nil {
+			inputs = append(inputs, pipeline.Input{Source: scrapes})
+		}
 		if len(cfg.FileGlobs()) > 0 {
-			files, fileStore = openFiles(cfg, log)
+			files, store := openFiles(cfg, log)
 			defer files.Close()
 			d.metrics.Registry().MustRegister(files) // specwatch_file_*
-			if !cfg.ReadsJournal() {
-				return p.Follow(ctx, files, fileStore)
+			inputs = append(inputs, pipeline.Input{Name: "the file positions", Source: ingest.Poll(files, ingest.PollOptions{Active: activeWait}), Cursor: store})
+		}
+		if cfg.ReadsJournal() {
+			opened, err := journal.Open(opts)
+			if err != nil {
+				return err
 			}
+			src := journal.WithMetrics(opened)
+			defer src.Close()
+			d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
+			inputs = append(inputs, pipeline.Input{Name: "the journal cursor", Source: ingest.Poll(src, ingest.PollOptions{Active: activeWait}),
+				Cursor: journal.NewCursorStore(cfg.StateDir), CountFailures: true})
 		}
-		opened, err := journal.Open(opts)
-		if err != nil {
-			return err
-		}
-		src := journal.WithMetrics(opened)
-		defer src.Close()
-		d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
-		store := journal.NewCursorStore(cfg.StateDir)
-		if files != nil {
-			both, sink := pipeline.Merge(files, fileStore, src, store)
-			return p.Follow(ctx, both, sink)
-		}
-		return p.Follow(ctx, src, store)
+		return p.Follow(ctx, inputs...)
 	})
 }
+
+// activeWait is a reader's wait while entries are flowing (for a second after the last):
+// journald announces appends up to 250 ms late. A wait costs a wake-up of the reader: at 2,000
+// lines/s and 20 ms, the daemon used 2.0-2.3 % of a core through libsystemd and the write →
+// /metrics p99 was 32-45 ms (target 50); a 25 ms wait took the p99 to 36-46 ms.
+const activeWait = 20 * time.Millisecond
 
 // maxWarmTime bounds a warm restart's replay: beyond it the model is rebuilt from the part of
 // the window read, and the daemon goes live (docs/restart.md).

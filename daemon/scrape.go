@@ -9,46 +9,46 @@ import (
 	"sync"
 
 	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/kubepods"
 	"github.com/specwatch/specwatch/ingest/scrape"
 	"github.com/specwatch/specwatch/ingest/scrape/discover"
 	"github.com/specwatch/specwatch/internal/urlshow"
-	"github.com/specwatch/specwatch/pipeline"
 )
 
 // StartScrape scrapes the config's targets (scrape:, --scrape.url) and, with
-// kubernetes.scrape_annotations, the node's annotated pods, into the daemon's model through a
-// pipeline of their own, beside the journal's, until stop is called (stop cancels and waits).
-// With neither it does nothing.
-func (d *Daemon) StartScrape(ctx context.Context) (stop func(), err error) {
+// kubernetes.scrape_annotations, the node's annotated pods, until stop is called (stop releases
+// the scrapers and waits for them). Their samples are src's entries, for the daemon's Follow to
+// read beside the logs. With neither, src is nil.
+func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(), err error) {
 	cfg := d.o.Config
 	targets, err := cfg.ScrapeTargets()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	k := cfg.Kubernetes
 	annotations := k.Enabled && k.ScrapeAnnotations
 	if len(targets) == 0 && !annotations {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
-	p := pipeline.New(d.state, pipeline.Options{Steps: d.metrics, Log: d.log})
+	q := ingest.NewSamples()
 	// A loopback target is an engine on this machine: its series joins the logs' of this host.
-	opts := scrape.Options{Sink: p, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
+	opts := scrape.Options{Sink: q, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
 		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if len(targets) > 0 {
 		so := opts
 		so.Targets = targets
-		src, err := scrape.New(so)
+		sc, err := scrape.New(so)
 		if err != nil {
 			cancel()
-			return nil, err
+			return nil, nil, err
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = src.Run(ctx) // returns nil once ctx ends
+			_ = sc.Run(ctx) // returns nil once ctx ends
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
@@ -60,8 +60,9 @@ func (d *Daemon) StartScrape(ctx context.Context) (stop func(), err error) {
 		lister, err := podLister(k)
 		if err != nil {
 			cancel()
+			q.Close()
 			wg.Wait()
-			return nil, err
+			return nil, nil, err
 		}
 		wg.Add(1)
 		go func() {
@@ -77,7 +78,8 @@ func (d *Daemon) StartScrape(ctx context.Context) (stop func(), err error) {
 		}()
 		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Dur("refresh", k.Refresh).Msg("scraping the node's pods annotated specwatch.io/scrape")
 	}
-	return func() { cancel(); wg.Wait() }, nil
+	// The queue is closed first: a scraper waiting for its sample to be applied is released.
+	return q, func() { cancel(); q.Close(); wg.Wait() }, nil
 }
 
 // podLister lists the node's annotated pods with the pod's own service account; the node is

@@ -61,16 +61,20 @@ func Run(ctx context.Context, o RunOptions) error {
 	fmt.Fprintln(o.Out, sc.Banner(pace))
 	fmt.Fprintf(o.Out, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, o.Hint)
 	return d.Serve(ctx, func(ctx context.Context) error {
+		src := sc.Source(o.Speed, time.Now, sleepCtx(ctx))
+		defer src.Close()
+		inputs := []pipeline.Input{{Source: src}}
 		if sc.Scrape {
-			stopScrape, err := d.StartScrape(ctx)
+			scrapes, stopScrape, err := d.StartScrape(ctx)
 			if err != nil {
 				return err
 			}
 			defer stopScrape()
+			if scrapes != nil {
+				inputs = append(inputs, pipeline.Input{Source: scrapes})
+			}
 		}
-		src, closer := sc.Source(o.Speed, time.Now, sleepCtx(ctx))
-		defer closer.Close()
-		return d.Pipeline(time.UTC, 2026).Follow(ctx, src, pipeline.DiscardCursor{})
+		return d.Pipeline(time.UTC, 2026).Follow(ctx, inputs...)
 	})
 }
 

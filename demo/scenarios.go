@@ -103,22 +103,26 @@ func (s Scenario) Export() io.ReadCloser {
 }
 
 // Source is the demo's journal: the scenario replayed at speed, looping, its entries
-// restamped with now as they are emitted when the scenario runs on the wall clock.
-func (s Scenario) Source(speed float64, now func() time.Time, sleep func(time.Duration)) (pipeline.Journal, io.Closer) {
+// restamped with now as they are emitted when the scenario runs on the wall clock. Its Close
+// ends the replay.
+func (s Scenario) Source(speed float64, now func() time.Time, sleep func(time.Duration)) ingest.Source {
 	r := pipeline.NewReplay(pipeline.ReplayOptions{Open: s.Export, Speed: speed, Now: now, Sleep: sleep})
+	o := ingest.PollOptions{Now: now}
 	if !s.WallClock {
-		return r, r
+		return ingest.Poll(r, o)
 	}
-	return wallClock{src: r, now: now}, r
+	return ingest.Poll(wallClock{src: r, now: now}, o)
 }
 
 // wallClock stamps each entry of src with the time it is emitted: the replay paces entries
 // as the recording spaced them (scaled by the speed), so the stamps are the recording's
 // rhythm in real time, and a daemon that falls behind stamps late, as journald would.
 type wallClock struct {
-	src pipeline.Journal
+	src *pipeline.Replay
 	now func() time.Time
 }
+
+func (w wallClock) Close() error { return w.src.Close() }
 
 // Next is src's Next with the entry's time replaced by now.
 func (w wallClock) Next(e *ingest.Entry, wait time.Duration) (bool, error) {

@@ -44,7 +44,7 @@ func TestCardinalityExposition(t *testing.T) {
 			}
 			rd := ingest.NewReader(&buf, ingest.ReaderOptions{})
 			p := pipeline.New(l, pipeline.Options{Year: 2026, Steps: steps})
-			if err := p.Follow(context.Background(), pipeline.ReaderJournal(rd), pipeline.DiscardCursor{}); err != nil {
+			if err := p.Follow(context.Background(), pipeline.Input{Source: pipeline.ReaderSource(rd)}); err != nil {
 				t.Fatal(err)
 			}
 			if in := l.Status().Input; in.Samples != distinct {

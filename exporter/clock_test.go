@@ -58,7 +58,7 @@ func followSkewed(t *testing.T, offset time.Duration, lines int, quiet time.Dura
 	defer cancel()
 	p := pipeline.New(st, pipeline.Options{Now: clock, Year: epoch.Year()})
 	src := &skewed{now: &now, offset: offset, lines: lines, quiet: quiet, cancel: cancel}
-	if err := p.Follow(ctx, src, pipeline.DiscardCursor{}); err != nil {
+	if err := p.Follow(ctx, pipeline.Input{Source: ingest.Poll(src, ingest.PollOptions{Now: clock})}); err != nil {
 		t.Fatal(err)
 	}
 	st.Tick(now)

@@ -88,7 +88,7 @@ func TestStoppedEngineLeavesTheFleetSum(t *testing.T) {
 	p := pipeline.New(st, pipeline.Options{Now: clock})
 	follow := func(entries []ingest.Entry) {
 		t.Helper()
-		if err := p.Follow(t.Context(), &script{entries}, pipeline.DiscardCursor{}); err != nil {
+		if err := p.Follow(t.Context(), pipeline.Input{Source: ingest.Poll(&script{entries}, ingest.PollOptions{})}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -65,7 +65,7 @@ func TestFileMetrics(t *testing.T) {
 	m.Registry().MustRegister(src) // the follower exports its own counters, as run registers it
 	follow := func() {
 		t.Helper()
-		if err := p.Follow(context.Background(), &untilQuiet{Source: src}, store); err != nil {
+		if err := p.Follow(context.Background(), pipeline.Input{Name: "the file positions", Source: ingest.Poll(&untilQuiet{Source: src}, ingest.PollOptions{Now: clock}), Cursor: store}); err != nil {
 			t.Fatal(err)
 		}
 	}

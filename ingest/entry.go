@@ -3,6 +3,8 @@
 // where a line came from.
 package ingest
 
+import "github.com/specwatch/specwatch/sample"
+
 // Entry is one log record as its source delivered it.
 //
 // The byte slices are owned by the reader and are valid only until the next call to Next: a
@@ -36,6 +38,9 @@ type Entry struct {
 	// each batch it reads): formatting a cursor costs a tenth of reading an entry, and a read
 	// to the end never saves its position.
 	Cursor []byte
+	// Sample, when set, is the entry: a sample its source already structured (an engine's
+	// /metrics), applied as it is; the other fields are unused.
+	Sample *sample.Sample
 }
 
 // Reset clears e for reuse while keeping nothing that points into a previous record.

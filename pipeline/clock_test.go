@@ -81,7 +81,7 @@ func followScript(t *testing.T, live bool, steps []step) ([]model.SeriesSnapshot
 	var logs bytes.Buffer
 	st := NewState(StateOptions{Live: live, Model: model.Options{Live: true}})
 	p := New(st, Options{Year: 2026, Now: func() time.Time { return now }, Log: zerolog.New(&logs)})
-	if err := p.Follow(ctx, &scripted{now: &now, steps: steps, cancel: cancel}, DiscardCursor{}); err != nil {
+	if err := p.Follow(ctx, Input{Source: ingest.Poll(&scripted{now: &now, steps: steps, cancel: cancel}, ingest.PollOptions{})}); err != nil {
 		t.Fatal(err)
 	}
 	st.Tick(now)

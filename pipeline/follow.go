@@ -7,15 +7,19 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
-	"github.com/specwatch/specwatch/ingest/file"
 )
 
-// Journal is a source of entries as the live loop reads it. Lifecycle: one goroutine (the
-// pipeline's) calls Next until it is done, then its owner closes it; Next waits at most wait
-// and returns false when nothing arrived, or io.EOF when a source that does not follow has
-// reached its end.
-type Journal interface {
-	Next(e *ingest.Entry, wait time.Duration) (bool, error)
+// Input is one source the live loop follows, and where its positions are saved.
+type Input struct {
+	// Name says what Cursor saves, for the log ("the journal cursor", "the file positions").
+	Name   string
+	Source ingest.Source
+	// Cursor is marked with each entry's position once its effects are in the model; nil: the
+	// source cannot resume (a replay).
+	Cursor CursorSink
+	// CountFailures adds Cursor's failed saves to the state's cursor failures (the journal's
+	// specwatch_journal_cursor_save_failures_total); a store that counts its own leaves it false.
+	CountFailures bool
 }
 
 // CursorSink persists how far the pipeline got. Mark is called after an entry's effects are in
@@ -28,46 +32,59 @@ type CursorSink interface {
 // tickEvery paces live-only housekeeping (stale detection).
 const tickEvery = 10 * time.Second
 
-// activeWait is the reader's wait while entries are flowing (for activeFor after the last): a
-// poll, since journald announces appends up to 250 ms late. A poll costs a wake-up of the
-// reader and one of this goroutine: at 2,000 lines/s and 20 ms, the daemon used 2.0-2.3 % of a
-// core through libsystemd without trimming the journal's pages and the write → /metrics p99
-// was 32-45 ms (target 50); a 25 ms poll took the p99 to 36-46 ms.
-const (
-	activeWait = 20 * time.Millisecond
-	activeFor  = time.Second
-)
-
-// Follow reads src until ctx ends or src ends (io.EOF), marking each entry's cursor in cur
-// once its effects are in the model. It returns nil then, after a final cursor flush, or src's
-// error.
-func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) error {
+// Follow reads every input on a goroutine of its own (fanin.go) and applies their entries in
+// this one, marking each entry's position in its input's cursor once its effects are in the
+// model. It returns when ctx ends or every input has ended (io.EOF), after a final flush of
+// the cursors, or with the first input's failure; its goroutines are done by then, so the
+// inputs' owners may close them.
+func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	p.following = true
-	var lastFlush, lastTick, lastEntry, lastStats time.Time
-	for ctx.Err() == nil {
-		// journald tells readers about appends on a 250 ms coalescing timer; while entries are
-		// flowing, short waits let the reader find them sooner (tens of ms from write to
-		// /metrics), and a second after the last one the loop is back to one wake-up a second.
-		wait := time.Second
-		if p.now().Sub(lastEntry) < activeFor {
-			wait = activeWait
-		}
-		ok, err := src.Next(&p.entry, wait)
-		if errors.Is(err, io.EOF) { // a source that does not follow has ended
-			p.EndInput()
-			p.atTail()
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if ok {
-			lastEntry = p.now()
-			p.Apply(&p.entry)
-			if len(p.entry.Cursor) > 0 {
-				cur.Mark(p.entry.Cursor)
+	f := startFanIn(ctx, inputs)
+	defer f.stop()
+	// Housekeeping runs after each delivery, and every second on the real clock: an injected
+	// clock (tests) moves only with the deliveries, which keeps a scripted run deterministic.
+	var tick <-chan time.Time
+	if p.realClock {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
+	idle := make([]bool, len(inputs)) // caught up (or ended) since its last entry
+	live := len(inputs)
+	failures := make([]int64, len(inputs))
+	var lastFlush, lastTick time.Time
+	var err error
+	for live > 0 && err == nil {
+		var held *delivery
+		select {
+		case d := <-f.out:
+			held = &d
+			if d.unreadable > 0 {
+				p.state.CountUnreadable(d.unreadable)
 			}
-		} else {
+			switch {
+			case d.err == nil:
+				idle[d.input] = false
+				p.Apply(d.e)
+				if c := inputs[d.input].Cursor; c != nil && len(d.e.Cursor) > 0 {
+					c.Mark(d.e.Cursor)
+				}
+			case errors.Is(d.err, ingest.ErrCaughtUp):
+				idle[d.input] = true
+			case errors.Is(d.err, io.EOF) || ctx.Err() != nil:
+				idle[d.input] = true
+				live--
+				if live == 0 { // every input has ended: none follows
+					p.EndInput()
+				}
+			default:
+				err = d.err
+			}
+		case <-tick:
+		case <-ctx.Done():
+			live = 0
+		}
+		if err == nil && all(idle) {
 			p.atTail()
 		}
 		now := p.now()
@@ -75,59 +92,59 @@ func (p *Pipeline) Follow(ctx context.Context, src Journal, cur CursorSink) erro
 		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
 		// write nothing when nothing changed.
 		if now.Sub(lastFlush) >= time.Second {
-			p.flush(cur)
+			p.flush(inputs, failures)
 			lastFlush = now
-		}
-		if now.Sub(lastStats) >= time.Second {
-			p.copyStats(src)
-			lastStats = now
 		}
 		if now.Sub(lastTick) >= tickEvery {
 			p.state.Tick(now)
 			lastTick = now
 		}
+		// Released last: its source's next Next may move an injected clock this loop reads.
+		if held != nil {
+			f.ack(*held)
+		}
 	}
-	p.flush(cur)
-	p.copyStats(src)
-	return nil
+	p.flush(inputs, failures)
+	return err
 }
 
-// copyStats adds the records a source skipped since the last call (TakeUnreadable) to the
-// report's unreadable count. Each source exports its own counters (its prometheus.Collector).
-func (p *Pipeline) copyStats(src Journal) {
-	if u, ok := src.(UnreadableCounter); ok {
-		if n := u.TakeUnreadable(); n > 0 {
-			p.state.CountUnreadable(n)
+func all(b []bool) bool {
+	for _, v := range b {
+		if !v {
+			return false
+		}
+	}
+	return true
+}
+
+// flush saves the inputs' positions; a failure (read-only or full state directory) is logged
+// and retried at the next flush, never fatal: losing a position costs re-reading, not
+// correctness.
+func (p *Pipeline) flush(inputs []Input, failures []int64) {
+	for i, in := range inputs {
+		if in.Cursor == nil {
+			continue
+		}
+		if err := in.Cursor.Flush(); err != nil {
+			failures[i]++
+			if in.CountFailures {
+				p.state.mu.Lock()
+				p.state.cursorSaveFailures++
+				p.state.mu.Unlock()
+			}
+			if failures[i] == 1 || failures[i]%60 == 0 {
+				p.log.Warn().Err(err).Int64("failures", failures[i]).Msg("cannot save " + in.Name + "; will retry")
+			}
+			continue
+		}
+		if failures[i] > 0 {
+			p.log.Info().Int64("after_failures", failures[i]).Msg(in.Name + " saved again")
+			failures[i] = 0
 		}
 	}
 }
 
-// flush saves the cursor; a failure (read-only or full state directory) is logged and retried
-// at the next flush, never fatal: losing the cursor costs re-reading, not correctness. A
-// failure of the file positions alone is counted by their store
-// (specwatch_file_position_save_failures_total), not as a journal cursor failure.
-func (p *Pipeline) flush(cur CursorSink) {
-	if err := cur.Flush(); err != nil {
-		p.flushFails++
-		what := "the file positions"
-		if !errors.Is(err, file.ErrSave) {
-			what = "the journal cursor"
-			p.state.mu.Lock()
-			p.state.cursorSaveFailures++
-			p.state.mu.Unlock()
-		}
-		if p.flushFails == 1 || p.flushFails%60 == 0 {
-			p.log.Warn().Err(err).Int64("failures", p.flushFails).Msg("cannot save " + what + "; will retry")
-		}
-		return
-	}
-	if p.flushFails > 0 {
-		p.log.Info().Int64("after_failures", p.flushFails).Msg("read positions saved again")
-		p.flushFails = 0
-	}
-}
-
-// atTail records that the reader has nothing more right now: the figures describe the present.
+// atTail records that the readers have nothing more right now: the figures describe the present.
 func (p *Pipeline) atTail() {
 	p.flushJoin(p.now().Add(-joinHold).UnixNano())
 	p.state.mu.Lock()
@@ -139,15 +156,12 @@ func (p *Pipeline) atTail() {
 	}
 }
 
-// ReaderJournal adapts an input read to its end (a file) to the live loop: Next never waits,
-// and the input's end ends Follow.
-func ReaderJournal(r Reader) Journal { return readerJournal{r} }
+// ReaderSource adapts an input read to its end (a file) to the live loop: Next never waits,
+// and the input's end ends it (io.EOF).
+func ReaderSource(r Reader) ingest.Source { return readerSource{r} }
 
-type readerJournal struct{ r Reader }
+type readerSource struct{ r Reader }
 
-func (j readerJournal) Next(e *ingest.Entry, _ time.Duration) (bool, error) {
-	if err := j.r.Next(e); err != nil {
-		return false, err
-	}
-	return true, nil
-}
+func (s readerSource) Next(_ context.Context, e *ingest.Entry) error { return s.r.Next(e) }
+func (s readerSource) Close() error                                  { return nil }
+func (s readerSource) TakeUnreadable() int64                         { return 0 }

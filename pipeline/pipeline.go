@@ -53,6 +53,7 @@ type Pipeline struct {
 	since, until int64 // Unix ns, 0: unbounded
 	log          zerolog.Logger
 	now          func() time.Time
+	realClock    bool // Options.Now was nil: Follow's housekeeping also runs on a ticker
 
 	entry   ingest.Entry
 	rec     parse.Record
@@ -62,10 +63,9 @@ type Pipeline struct {
 	series  int               // series IDs below this have been announced (IDs count up from 0)
 
 	// the live loop (Follow)
-	following  bool // record each unit's activity for stale detection
-	warming    bool // Warm is replaying: the step histogram is not fed (warm.go)
-	caughtUp   bool
-	flushFails int64
+	following bool // record each unit's activity for stale detection
+	warming   bool // Warm is replaying: the step histogram is not fed (warm.go)
+	caughtUp  bool
 }
 
 // New builds a pipeline on state.
@@ -79,7 +79,7 @@ func New(state *State, o Options) *Pipeline {
 		p.loc = time.UTC
 	}
 	if p.now == nil {
-		p.now = time.Now
+		p.now, p.realClock = time.Now, true
 	}
 	if !o.Since.IsZero() {
 		p.since = o.Since.UnixNano()
@@ -113,6 +113,10 @@ func (p *Pipeline) NewFileInput(modified, origin time.Time) {
 
 // Apply puts one entry's effects into the model.
 func (p *Pipeline) Apply(e *ingest.Entry) {
+	if e.Sample != nil { // a source that structures its own samples (an engine's /metrics)
+		p.ApplySample(sample.Matched, e.Sample)
+		return
+	}
 	s := &p.rec
 	msg, since, jr := unwrap(&p.jsonl, e)
 	r := p.parser.Load().Parse(msg, s)

@@ -52,7 +52,7 @@ func TestOfflineEqualsFollowed(t *testing.T) {
 	followed := NewState(StateOptions{})
 	rd := ingest.NewReader(bytes.NewReader(data), ingest.ReaderOptions{})
 	cur := &countingCursor{}
-	if err := New(followed, Options{Year: 2026}).Follow(context.Background(), ReaderJournal(rd), cur); err != nil {
+	if err := New(followed, Options{Year: 2026}).Follow(context.Background(), Input{Source: ReaderSource(rd), Cursor: cur}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := reportJSON(t, offline), reportJSON(t, followed)

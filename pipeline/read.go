@@ -36,7 +36,7 @@ func (p *Pipeline) ReadAll(r Reader, name string) error {
 
 // CountingJournal is a journal read without following: it counts the entries it could not read.
 type CountingJournal interface {
-	Journal
+	ingest.Poller
 	Stats() journal.Stats
 }
 

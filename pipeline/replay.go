@@ -114,12 +114,3 @@ func (r *Replay) Close() error {
 	}
 	return nil
 }
-
-// DiscardCursor is the cursor sink of an input with nothing to resume (the demo's replay).
-type DiscardCursor struct{}
-
-// Mark does nothing.
-func (DiscardCursor) Mark([]byte) {}
-
-// Flush does nothing.
-func (DiscardCursor) Flush() error { return nil }

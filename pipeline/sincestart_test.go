@@ -49,7 +49,7 @@ func TestFollowFileSinceStart(t *testing.T) {
 	defer src.Close()
 	st := NewState(StateOptions{Live: true})
 	p := New(st, Options{Year: 2026, Now: func() time.Time { return now }})
-	if err := p.Follow(ctx, src, &countingCursor{}); err != nil {
+	if err := p.Follow(ctx, Input{Source: ingest.Poll(src, ingest.PollOptions{Now: func() time.Time { return now }}), Cursor: &countingCursor{}}); err != nil {
 		t.Fatal(err)
 	}
 	first, last := onlySeries(t, st)
@@ -157,7 +157,7 @@ func TestFollowFirstStartSavesPositions(t *testing.T) {
 		}})
 	defer src.Close()
 	p := New(NewState(StateOptions{Live: true}), Options{Year: 2026, Now: func() time.Time { return now }})
-	if err := p.Follow(ctx, src, store); err != nil {
+	if err := p.Follow(ctx, Input{Source: ingest.Poll(src, ingest.PollOptions{Now: func() time.Time { return now }}), Cursor: store}); err != nil {
 		t.Fatal(err)
 	}
 	if !saved {

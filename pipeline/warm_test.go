@@ -57,7 +57,7 @@ func TestWarmRestartEqualsUninterrupted(t *testing.T) {
 	opts := StateOptions{Model: model.Options{Live: true}}
 	follow := func(st *State, p *Pipeline, e []ingest.Entry) {
 		t.Helper()
-		if err := p.Follow(context.Background(), &entryList{e}, DiscardCursor{}); err != nil {
+		if err := p.Follow(context.Background(), Input{Source: ingest.Poll(&entryList{e}, ingest.PollOptions{})}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specwatch/specwatch/report/svgplot"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/svgplot"
 )
 
 // PageOptions set what the HTML page says about itself. The same page is the file written by

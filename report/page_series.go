@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/specwatch/specwatch/report/svgplot"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/svgplot"
 )
 
 // seriesView is one series' card.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/report/svgplot"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/svgplot"
 )
 
 func render(t *testing.T, r model.Report, plots []model.SeriesPlot, opts PageOptions) string {

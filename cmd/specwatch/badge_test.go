@@ -82,7 +82,7 @@ func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
 	defer d.Close()
 	src := pipeline.NewReplay(pipeline.ReplayOptions{Open: demo.Scenarios[0].Export})
 	defer src.Close()
-	if err := d.Pipeline(nil, 2026).Follow(context.Background(), untilJournal{until.UnixMicro(), src}, pipeline.DiscardCursor{}); err != nil {
+	if err := d.Pipeline(nil, 2026).Follow(context.Background(), pipeline.Input{Source: ingest.Poll(untilJournal{until.UnixMicro(), src}, ingest.PollOptions{})}); err != nil {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
@@ -95,7 +95,7 @@ func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
 // untilJournal is src up to its first entry at or after until (Unix µs), then its end.
 type untilJournal struct {
 	until int64
-	src   pipeline.Journal
+	src   *pipeline.Replay
 }
 
 func (u untilJournal) Next(e *ingest.Entry, wait time.Duration) (bool, error) {

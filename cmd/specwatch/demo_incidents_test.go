@@ -210,10 +210,10 @@ func TestDemoIncidentsLive(t *testing.T) {
 			clk := &fakeClock{t: wallStart, end: end, cancel: cancel}
 			cfg := config.Default()
 			st := pipeline.NewState(pipeline.StateOptions{Model: cfg.ModelOptions(true), Live: true, Now: clk.now})
-			src, closer := sc.Source(speed, clk.now, clk.sleep)
-			defer closer.Close()
+			src := sc.Source(speed, clk.now, clk.sleep)
+			defer src.Close()
 			feed := pipeline.New(st, pipeline.Options{Location: time.UTC, Year: 2026, Now: clk.now})
-			if err := feed.Follow(ctx, src, pipeline.DiscardCursor{}); err != nil {
+			if err := feed.Follow(ctx, pipeline.Input{Source: src}); err != nil {
 				t.Fatal(err)
 			}
 			rep := st.Report()

@@ -69,7 +69,14 @@ func Replay(p *pipeline.Pipeline, samples []sample.Sample, res []sample.Result) 
 
 // demoJournal is the demo's journal export read once, with the counters of a journal reader
 // that lost and re-read entries.
-type demoJournal struct{ pipeline.Journal }
+type demoJournal struct{ r pipeline.Reader }
+
+func (d demoJournal) Next(e *ingest.Entry, _ time.Duration) (bool, error) {
+	if err := d.r.Next(e); err != nil {
+		return false, err
+	}
+	return true, nil
+}
 
 func (demoJournal) Stats() journal.Stats {
 	return journal.Stats{Reopens: 2, CursorMissing: 1, LostEntries: 1200, Duplicates: 3}
@@ -98,11 +105,11 @@ func Source(tb testing.TB, m func(exporter.Source) *exporter.Metrics) (*pipeline
 	// time, not the test's.
 	end := sc.Start.Add(sc.Duration)
 	o.Now = func() time.Time { return end }
-	j := journal.WithMetrics(demoJournal{pipeline.ReaderJournal(ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name}))})
+	j := journal.WithMetrics(demoJournal{ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name})})
 	if mm != nil {
 		mm.Registry().MustRegister(j)
 	}
-	if err := pipeline.New(st, o).Follow(context.Background(), j, pipeline.DiscardCursor{}); err != nil {
+	if err := pipeline.New(st, o).Follow(context.Background(), pipeline.Input{Source: ingest.Poll(j, ingest.PollOptions{})}); err != nil {
 		tb.Fatal(err)
 	}
 	return st, mm

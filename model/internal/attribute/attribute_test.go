@@ -11,9 +11,9 @@ import (
 func TestDecompose(t *testing.T) {
 	base := Window{Commit: 4, Step: 0.04, Context: 1000, Running: 1} // 100 tok/s
 	cases := []struct {
-		name                        string
-		cur                         Window
-		m1, m2                      float64
+		name                       string
+		cur                        Window
+		m1, m2                     float64
 		acceptance, context, resid float64
 	}{
 		{"commit halves", Window{Commit: 2, Step: 0.04, Running: 1}, 0.04, 0.04, math.Log(0.5), 0, 0},
