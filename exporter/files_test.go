@@ -22,8 +22,8 @@ import (
 	"github.com/specwatch/specwatch/pipeline"
 )
 
-// untilQuiet ends the live loop once the follower has had nothing new five times in a row;
-// Stats is the follower's, so the loop copies its counters as it does in run.
+// untilQuiet ends the live loop once the follower has had nothing new five times in a row (it
+// is polled as run polls it: 20 ms waits for a second after a line).
 type untilQuiet struct {
 	*file.Source
 	quiet int
@@ -65,7 +65,7 @@ func TestFileMetrics(t *testing.T) {
 	m.Registry().MustRegister(src) // the follower exports its own counters, as run registers it
 	follow := func() {
 		t.Helper()
-		if err := p.Follow(context.Background(), pipeline.Input{Name: "the file positions", Source: ingest.Poll(&untilQuiet{Source: src}, ingest.PollOptions{Now: clock}), Cursor: store}); err != nil {
+		if err := p.Follow(context.Background(), pipeline.Input{Name: "the file positions", Source: ingest.Poll(&untilQuiet{Source: src}, ingest.PollOptions{Active: 20 * time.Millisecond, Now: clock}), Cursor: store}); err != nil {
 			t.Fatal(err)
 		}
 	}
