@@ -100,8 +100,8 @@ func TestCardinalityFloodCapsSeries(t *testing.T) {
 			if m.Len() != c.cap || m.Input().Malformed != 1 {
 				t.Errorf("malformed past the cap: %d series, %d malformed", m.Len(), m.Input().Malformed)
 			}
-			if len(m.units) > 4*c.cap {
-				t.Errorf("stale bookkeeping: %d units, cap %d", len(m.units), 4*c.cap)
+			if m.units.Len() > 4*c.cap {
+				t.Errorf("stale bookkeeping: %d units, cap %d", m.units.Len(), 4*c.cap)
 			}
 			if n := len(m.Report().Series); n != c.cap {
 				t.Errorf("report: %d series, want %d", n, c.cap)
@@ -164,7 +164,7 @@ func TestCardinalityMemoryBounded(t *testing.T) {
 		}
 		heap[k] = heapInUse()
 		t.Logf("after %7d distinct labels: heap %8.1f KiB above the start (%d series, %d dropped, %d units tracked)",
-			n, (float64(heap[k])-float64(before))/1024, m.Len(), m.Overflow(), len(m.units))
+			n, (float64(heap[k])-float64(before))/1024, m.Len(), m.Overflow(), m.units.Len())
 	}
 	runtime.KeepAlive(m)
 	t.Logf("growth 10k→100k: %+d B, 100k→1M: %+d B; per series at the cap: %.0f KiB",

@@ -6,7 +6,7 @@ import "time"
 // the stamps the engine wrote: an engine whose clock or time zone is off by hours looked
 // expired the moment its samples arrived (3 h behind: no gauges at all), or never expired
 // once stopped (3 h ahead) (issue 27, item 13). The difference between the two clocks is
-// estimated (logclock.go), exported and reported once, so that the operator sees it.
+// estimated (internal/logclock), exported and reported once, so that the operator sees it.
 
 // ClockWarnAfter is the log clock offset reported once per series: far beyond any read delay,
 // as a time-zone or clock error is.
@@ -22,8 +22,8 @@ func (m *Set) Heard(se *Series, stamp, arrival int64) (warn bool) {
 	if stamp == 0 {
 		return false
 	}
-	se.clock.add(stamp, arrival)
-	off, ok := se.clock.offset()
+	se.clock.Add(stamp, arrival)
+	off, ok := se.clock.Offset()
 	if !ok || se.clockWarned || off.Abs() <= ClockWarnAfter {
 		return false
 	}
@@ -45,13 +45,13 @@ func (se *Series) lastHeard() int64 {
 }
 
 // ClockOffset is how far the series' log stamps run ahead of the daemon's clock (negative:
-// behind), as estimated from the samples heard live (logclock.go); ok is false until there is
+// behind), as estimated from the samples heard live (internal/logclock); ok is false until there is
 // an estimate.
-func (se *Series) ClockOffset() (d time.Duration, ok bool) { return se.clock.offset() }
+func (se *Series) ClockOffset() (d time.Duration, ok bool) { return se.clock.Offset() }
 
 // logTime turns a time of the daemon's clock (Unix ns) into the series' log time, so that an
 // episode Tick opens or ends sits among the series' stamped events (reports use log time).
 func (se *Series) logTime(now int64) int64 {
-	off, _ := se.clock.offset()
+	off, _ := se.clock.Offset()
 	return now + int64(off)
 }

@@ -4,7 +4,10 @@
 // log yields the same report offline and live.
 package model
 
-import "github.com/specwatch/specwatch/sample"
+import (
+	"github.com/specwatch/specwatch/model/internal/activity"
+	"github.com/specwatch/specwatch/sample"
+)
 
 // Set holds every series of one specwatch process. It is not safe for concurrent use: one
 // goroutine feeds it; readers take Report snapshots from that goroutine.
@@ -15,8 +18,7 @@ type Set struct {
 	key      []byte
 	input    InputCounts
 	overflow int64
-	units    map[string]unitSeen // last entry per "host\x00unit\x00container", for stale (live)
-	ukey     []byte
+	units    activity.Units        // when each source last logged, for stale and expiry (live)
 	fitBuf   []float64             // the series' Theil–Sen scratch, shared: they are fitted one at a time
 	recent   [16]recentSeries      // lookup's cache, by the key's last byte and length
 	groups   map[string]*peerGroup // the ranks of each engine process, for rank_skew

@@ -9,6 +9,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/model/internal/hysteresis"
 	"github.com/specwatch/specwatch/model/internal/idle"
+	"github.com/specwatch/specwatch/model/internal/logclock"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
 	"github.com/specwatch/specwatch/model/internal/throughput"
@@ -31,7 +32,7 @@ type Series struct {
 	first, last int64 // Unix ns, once timed
 	timed       bool  // a sample with a time was seen
 	heard       int64 // the daemon's clock (Unix ns) when the latest sample arrived live; 0 offline (heard.go)
-	clock       logClock
+	clock       logclock.Clock
 	clockWarned bool // Heard reported the log clock's offset
 
 	// Commit length, from one source only (the first line kind that carried it), so that

@@ -19,33 +19,15 @@ func (m *Set) Seen(host, unit, container []byte, t int64) { m.seen(host, unit, c
 // an engine's clock that is off cannot make its unit look silent or active (heard.go).
 func (m *Set) Arrived(host, unit, container []byte, t int64) { m.seen(host, unit, container, 0, t) }
 
-// unitSeen is a unit's latest entry: its stamp, and when it arrived (0: not heard live).
-type unitSeen struct{ stamp, arrival int64 }
-
 func (m *Set) seen(host, unit, container []byte, stamp, arrival int64) {
-	if m.units == nil {
-		m.units = make(map[string]unitSeen)
-	}
-	m.ukey = append(append(append(append(append(m.ukey[:0], host...), 0), unit...), 0), container...)
-	if v, ok := m.units[string(m.ukey)]; ok { // lookups by string(bytes) do not allocate
-		if stamp > v.stamp || arrival > v.arrival {
-			m.units[string(m.ukey)] = unitSeen{max(v.stamp, stamp), max(v.arrival, arrival)}
-		}
-		return
-	}
-	if len(m.units) < 4*m.opts.MaxSeries {
-		m.units[string(m.ukey)] = unitSeen{stamp, arrival}
-	}
+	m.units.Max = 4 * m.opts.MaxSeries
+	m.units.Seen(host, unit, container, stamp, arrival)
 }
 
 // unitLast is when se's unit last logged, on the clock lastHeard uses: the arrival where one
 // was recorded, else the stamp (0: never seen).
 func (m *Set) unitLast(se *Series) int64 {
-	u := m.units[se.labels.Host+"\x00"+se.labels.Unit+"\x00"+se.labels.Container]
-	if u.arrival != 0 {
-		return u.arrival
-	}
-	return u.stamp
+	return m.units.Last(se.labels.Host, se.labels.Unit, se.labels.Container)
 }
 
 // Tick raises stale for series silent for StaleAfter while their unit logged within the last

@@ -1,14 +1,16 @@
-package model
+// Package logclock estimates how far an engine's log clock runs from the daemon's, from when
+// its stamped lines arrived.
+package logclock
 
 import "time"
 
-// logClock estimates how far a series' log stamps run ahead of the daemon's clock from the
+// Clock estimates how far a series' log stamps run ahead of the daemon's clock from the
 // samples heard live. stamp − arrival is that offset minus the line's delay (the read delay,
 // the engine's output buffering, the age of a backlog line read now), and no delay is negative:
 // the largest value among recent arrivals is the least delayed line's, the estimate. It stands
 // only once those arrivals span clockSpan: a backlog found later (a new file's old lines)
 // arrives in one burst, and its newest line may be hours old with no clock wrong at all.
-type logClock struct {
+type Clock struct {
 	cur, prev clockBucket // the current minute of arrivals and the one before it with any
 	est       int64       // ns; valid when ok
 	ok        bool
@@ -25,8 +27,8 @@ const (
 	clockSpan      = 30 * time.Second
 )
 
-// add takes a sample stamped stamp that arrived at arrival (Unix ns).
-func (c *logClock) add(stamp, arrival int64) {
+// Add takes a sample stamped stamp that arrived at arrival (Unix ns).
+func (c *Clock) Add(stamp, arrival int64) {
 	d := stamp - arrival
 	if c.cur.first == 0 || arrival-c.cur.first >= int64(clockBucketLen) {
 		if c.cur.first != 0 {
@@ -45,5 +47,5 @@ func (c *logClock) add(stamp, arrival int64) {
 	}
 }
 
-// offset is the latest estimate; ok is false until there is one.
-func (c *logClock) offset() (time.Duration, bool) { return time.Duration(c.est), c.ok }
+// Offset is the latest estimate; ok is false until there is one.
+func (c *Clock) Offset() (time.Duration, bool) { return time.Duration(c.est), c.ok }
