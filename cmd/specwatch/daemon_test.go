@@ -210,7 +210,7 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 	eventually(t, "ready", func() bool { return ready(p.url("/-/ready")) })
 	matched := func(n float64) func() bool {
 		return func() bool {
-			v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
+			v, _ := testharness.MetricValue(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
 			return v == n
 		}
 	}

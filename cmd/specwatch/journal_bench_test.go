@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkRunWriteToMetrics(b *testing.B) {
 		t0 := time.Now()
 		j.Write(unit, "python3", decodeLine(i))
 		for {
-			if v, _ := metric(get(p.url("/metrics")), "specwatch_context_tokens", `rank="TP0"`); v == float64(i) {
+			if v, _ := testharness.MetricValue(get(p.url("/metrics")), "specwatch_context_tokens", `rank="TP0"`); v == float64(i) {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -49,7 +50,7 @@ func BenchmarkRunCatchUp(b *testing.B) {
 		t0 := time.Now()
 		p := startRun(b, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", b.TempDir(), "--journal.since", "2000-01-01")
 		for {
-			if v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`); v == n {
+			if v, _ := testharness.MetricValue(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`); v == n {
 				break
 			}
 			time.Sleep(5 * time.Millisecond)

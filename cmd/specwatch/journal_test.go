@@ -6,13 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 )
 
@@ -22,19 +21,6 @@ const unit = "sglang.service"
 // value on /metrics says which line was applied last.
 func decodeLine(i int) []byte {
 	return fmt.Appendf(nil, "[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: %d, token usage: 0.01, accept len: 3.00, accept rate: 0.40, cuda graph: True, gen throughput (token/s): 60.00, #queue-req: 0", i)
-}
-
-var metricLine = regexp.MustCompile(`(?m)^(specwatch_[a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$`)
-
-// metric returns the value of the first sample of name whose labels contain match.
-func metric(body, name, match string) (float64, bool) {
-	for _, m := range metricLine.FindAllStringSubmatch(body, -1) {
-		if m[1] == name && strings.Contains(m[2], match) {
-			v, err := strconv.ParseFloat(m[3], 64)
-			return v, err == nil
-		}
-	}
-	return 0, false
 }
 
 // N lines written while the daemon follows the journal: exactly N samples, the last one last.
@@ -49,18 +35,18 @@ func TestRunFollowsEveryLineExactlyOnce(t *testing.T) {
 	j.Write("other.service", "nginx", []byte("GET / 200")) // another unit: not matched
 	j.Sync()
 	eventually(t, "all samples", func() bool {
-		v, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
+		v, _ := testharness.MetricValue(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
 		return v >= n
 	})
 	body := get(p.url("/metrics"))
-	if v, _ := metric(body, "specwatch_lines_total", `result="matched"`); v != n {
+	if v, _ := testharness.MetricValue(body, "specwatch_lines_total", `result="matched"`); v != n {
 		t.Errorf("matched lines %v, want %d", v, n)
 	}
-	if v, _ := metric(body, "specwatch_context_tokens", `rank="TP0"`); v != n {
+	if v, _ := testharness.MetricValue(body, "specwatch_context_tokens", `rank="TP0"`); v != n {
 		t.Errorf("last context %v, want %d (the last line applied last)", v, n)
 	}
 	for _, r := range []string{"ignored", "malformed"} {
-		if v, _ := metric(body, "specwatch_lines_total", `result="`+r+`"`); v != 0 {
+		if v, _ := testharness.MetricValue(body, "specwatch_lines_total", `result="`+r+`"`); v != 0 {
 			t.Errorf("%s lines %v, want 0 (other units are not read)", r, v)
 		}
 	}
@@ -118,7 +104,7 @@ func TestRunResumesExactlyAfterKills(t *testing.T) {
 	want := strings.Count(string(out), "\n")
 	p := startRun(t, "--journal.directory", j.Dir(), "--journal.unit", unit, "--state.directory", state)
 	eventually(t, "caught up", func() bool { return ready(p.url("/-/ready")) })
-	got, _ := metric(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
+	got, _ := testharness.MetricValue(get(p.url("/metrics")), "specwatch_lines_total", `result="matched"`)
 	t.Logf("%d kills (%d while the stream was being written); the last incarnation applied %v entries, journalctl counts %d after its cursor",
 		kills, midStream, got, want)
 	if int(got) != want {

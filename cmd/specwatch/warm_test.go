@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/internal/testkit/testharness"
 	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/sim"
@@ -84,7 +85,7 @@ func (p *proc) counts(t *testing.T) counts {
 		{&c.malformed, "specwatch_lines_total", `result="malformed"`}, {&c.decode, "specwatch_samples_total", `kind="decode"`},
 		{&c.steps, "specwatch_step_duration_seconds_count", `rank="TP0"`},
 	} {
-		*m.v, _ = metric(body, m.name, m.match)
+		*m.v, _ = testharness.MetricValue(body, m.name, m.match)
 	}
 	return c
 }
@@ -156,10 +157,10 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	eventually(t, "the restarted daemon ready", func() bool { return ready(d2.url("/-/ready")) })
 	// Before any new line: the series is there, rebuilt, and nothing was counted.
 	body := get(d2.url("/metrics"))
-	if _, ok := metric(body, "specwatch_commit_length_tokens", `rank="TP0"`); !ok {
+	if _, ok := testharness.MetricValue(body, "specwatch_commit_length_tokens", `rank="TP0"`); !ok {
 		t.Errorf("no specwatch_commit_length_tokens after the restart, before new lines:\n%s", d2.logs())
 	}
-	if _, ok := metric(body, "specwatch_model_step_fixed_seconds", `rank="TP0"`); !ok {
+	if _, ok := testharness.MetricValue(body, "specwatch_model_step_fixed_seconds", `rank="TP0"`); !ok {
 		t.Error("no fitted step model after the restart, before new lines")
 	}
 	if c := d2.counts(t); c != (counts{}) {
