@@ -25,6 +25,11 @@ type Options struct {
 	// Note receives what the user should know about an input that is not an error: where its
 	// since-start stamps were anchored, damage found in it. Nil discards.
 	Note func(msg string)
+	// Labels name the series of inputs whose lines and entries do not name them, by path ("":
+	// every input); a file's unit is otherwise its path without rotation suffixes
+	// (ingest.RotatedBase), so that two files are two series and a rotated sibling joins its
+	// live file.
+	Labels map[string]ingest.Identity
 }
 
 // Analysis feeds inputs through the pipeline into one model. Lifecycle: New, inputs one at a
@@ -61,6 +66,7 @@ func (a *Analysis) Journal(jo journal.Options) error {
 	}
 	defer src.Close()
 	a.feed.NewInput(time.Now().Year())
+	a.feed.Identify(a.o.Labels[""])
 	return a.feed.ReadJournal(src, jo.Dir)
 }
 
@@ -82,6 +88,7 @@ func (a *Analysis) File(path string) error {
 	}
 	anchor := a.sinceStartAnchor(path, modified, stated)
 	a.feed.NewFileInput(modified, anchor.origin)
+	a.feed.Identify(a.identity(path))
 	if err := a.readAll(rc, path); err != nil {
 		return err
 	}
@@ -94,9 +101,28 @@ func (a *Analysis) File(path string) error {
 	return nil
 }
 
+// identity is what names path's series where its lines do not: its labels over every input's,
+// and its path as the unit.
+func (a *Analysis) identity(path string) ingest.Identity {
+	id := a.o.Labels[""]
+	if own, ok := a.o.Labels[path]; ok {
+		for _, f := range []struct{ dst, v *string }{{&id.Host, &own.Host}, {&id.Unit, &own.Unit},
+			{&id.Container, &own.Container}, {&id.Namespace, &own.Namespace}, {&id.Pod, &own.Pod}} {
+			if *f.v != "" {
+				*f.dst = *f.v
+			}
+		}
+	}
+	if id.Unit == "" && path != "-" {
+		id.Unit = ingest.RotatedBase(path)
+	}
+	return id
+}
+
 // Read reads r as one input whose year-less timestamps are in year (the demo data, tests).
 func (a *Analysis) Read(r io.Reader, name string, year int) error {
 	a.feed.NewInput(year)
+	a.feed.Identify(a.o.Labels[""])
 	return a.readAll(r, name)
 }
 

@@ -2,9 +2,12 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/model"
 )
@@ -59,6 +62,7 @@ type Analyze struct {
 	MaxSeries                      int
 	JournalDir, Backend, Namespace string
 	Units, Identifiers, Containers []string
+	Labels                         []string
 }
 
 // Flags are analyze's flags.
@@ -76,6 +80,7 @@ func (a *Analyze) Flags() []Flag {
 		{Name: "start-time", Value: "TIME", Help: "when the engine started, for lines stamped with the time since (llama.cpp's 0.05.071.041, --log-jsonl); default: a file's last such line is at its modification time", Str: &a.StartTime},
 		{Name: "timezone", Help: "zone of timestamps written without one (SGLang, vLLM, journalctl short)", Default: "Local", Str: &a.Zone},
 		{Name: "model.max-series", Help: "cap on distinct series", Default: strconv.Itoa(model.DefaultMaxSeries), Int: &a.MaxSeries},
+		{Name: "label", Value: "KEY=VALUE[:FILE]", Help: "name the series of inputs whose lines do not: host, unit, container, namespace or pod; with :FILE, of that input only (repeatable; a file's unit is otherwise its path)", List: &a.Labels},
 	}
 }
 
@@ -84,12 +89,18 @@ type AnalyzeInput struct {
 	Location                *time.Location
 	Since, Until, StartTime time.Time
 	Journal                 *journal.Options // with --journal.directory; else files
+	// Labels are --label's, by input path ("": every input).
+	Labels map[string]ingest.Identity
 }
 
-// Resolve checks analyze's flags, given files log files named on the command line, and reads
-// their times; its errors name the flag (ErrFlag).
-func (a *Analyze) Resolve(files int) (AnalyzeInput, error) {
+// Resolve checks analyze's flags, given the files named on the command line, and reads their
+// times and labels; its errors name the flag (ErrFlag).
+func (a *Analyze) Resolve(files []string) (AnalyzeInput, error) {
 	var t AnalyzeInput
+	var err error
+	if t.Labels, err = inputLabels(a.Labels, files); err != nil {
+		return t, err
+	}
 	if a.MaxSeries <= 0 {
 		return t, fmt.Errorf("--model.max-series %d: want at least 1: %w", a.MaxSeries, ErrFlag)
 	}
@@ -115,7 +126,7 @@ func (a *Analyze) Resolve(files int) (AnalyzeInput, error) {
 	if !t.StartTime.IsZero() {
 		return t, fmt.Errorf("--start-time with --journal.directory: journal entries carry their own time; --start-time anchors raw logs: %w", ErrFlag)
 	}
-	if files > 0 {
+	if len(files) > 0 {
 		return t, fmt.Errorf("--journal.directory and files: choose one: %w", ErrFlag)
 	}
 	backend, err := journal.ParseBackend(a.Backend)
@@ -125,4 +136,31 @@ func (a *Analyze) Resolve(files int) (AnalyzeInput, error) {
 	t.Journal = &journal.Options{Dir: a.JournalDir, Namespace: a.Namespace, Units: a.Units,
 		Identifiers: a.Identifiers, Containers: a.Containers, Backend: backend}
 	return t, nil
+}
+
+// inputLabels reads --label KEY=VALUE (every input) and KEY=VALUE:FILE (the input FILE, one of
+// files; a VALUE may hold ':' where what follows the last one is no input).
+func inputLabels(labels, files []string) (map[string]ingest.Identity, error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	out := map[string]ingest.Identity{}
+	for _, l := range labels {
+		k, v, ok := strings.Cut(l, "=")
+		path := ""
+		if i := strings.LastIndexByte(v, ':'); i >= 0 && slices.Contains(files, v[i+1:]) {
+			v, path = v[:i], v[i+1:]
+		}
+		if !ok || v == "" {
+			return nil, fmt.Errorf("--label %q: want KEY=VALUE or KEY=VALUE:FILE: %w", l, ErrFlag)
+		}
+		id := out[path]
+		dst := map[string]*string{"host": &id.Host, "unit": &id.Unit, "container": &id.Container, "namespace": &id.Namespace, "pod": &id.Pod}[k]
+		if dst == nil {
+			return nil, fmt.Errorf("--label %q: %q is not host, unit, container, namespace or pod: %w", l, k, ErrFlag)
+		}
+		*dst = v
+		out[path] = id
+	}
+	return out, nil
 }

@@ -62,6 +62,8 @@ type Pipeline struct {
 	stepSeq []int64           // per series ID: the last step sequence fed to the histogram
 	series  int               // series IDs below this have been announced (IDs count up from 0)
 
+	id identity // the input's names where its lines and entries name nothing (Identify)
+
 	// the live loop (Follow)
 	following bool // record each unit's activity for stale detection
 	warming   bool // Warm is replaying: the step histogram is not fed (warm.go)
@@ -150,6 +152,7 @@ func (p *Pipeline) Apply(e *ingest.Entry) {
 		return
 	}
 	s.Container, s.Namespace, s.Pod = e.Container, e.Namespace, e.Pod
+	p.identify(&s.Sample)
 	if !p.resolve(e, since, s) {
 		r = sample.Malformed // a time no sample can carry is refused, never wrapped around
 	}

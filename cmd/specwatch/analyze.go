@@ -22,12 +22,12 @@ func defineAnalyze(c *kingpin.CmdClause, _ io.Writer) action {
 }
 
 func runAnalyze(f *config.Analyze, paths []string, stdout, stderr io.Writer) error {
-	in, err := f.Resolve(len(paths))
+	in, err := f.Resolve(paths)
 	if err != nil {
 		return err
 	}
 	a := analyze.New(analyze.Options{MaxSeries: f.MaxSeries, Location: in.Location, Since: in.Since, Until: in.Until,
-		StartTime: in.StartTime, Note: func(msg string) { fmt.Fprintf(stderr, "specwatch analyze: %s\n", msg) }})
+		StartTime: in.StartTime, Labels: in.Labels, Note: func(msg string) { fmt.Fprintf(stderr, "specwatch analyze: %s\n", msg) }})
 	if in.Journal != nil {
 		if err := a.Journal(*in.Journal); err != nil {
 			return err
