@@ -93,9 +93,9 @@ func TestFanInBlockingSources(t *testing.T) {
 	go func() {
 		done <- New(st, Options{Year: 2026}).Follow(ctx, Input{Source: a, Cursor: ac}, Input{Source: b, Cursor: bc}, Input{Source: ended})
 	}()
-	// Each send returns once the loop's goroutine for that source took the entry; the next
-	// send to the same source once the loop released it (the ack), so these four are applied
-	// in order a1, b1, (a2, b2 in either order).
+	// A send returns once that source's goroutine took the entry, and the next send to the
+	// same source only after the loop applied and marked the one before (the ack): a and b
+	// interleave in any order, each in its own order.
 	a.entries <- "a1"
 	b.entries <- "b1"
 	a.entries <- "a2"
