@@ -6,44 +6,13 @@ import (
 	"github.com/specwatch/specwatch/model/internal/attribute"
 )
 
-// AttributionWindow summarises one window (baseline or current) of a series.
-// Fields that were not observed are ≤ 0 and derived where possible.
-type AttributionWindow struct {
-	TPS     float64 // measured generation tokens/s of the whole batch
-	Commit  float64 // mean commit length (tokens per request per step)
-	Context float64 // mean context tokens (the step model's x)
-	Step    float64 // mean step seconds
-	Running float64 // mean running requests (see Attribute)
-}
+// AttributionWindow summarises one window (baseline or current) of a series: its measured
+// tok/s, commit length, context, step and running requests (attribute.Window).
+type AttributionWindow = attribute.Window
 
-// Attribution is the exact log decomposition of a throughput change between
-// two windows (docs/report.md, "Attribution"):
-//
-//	Total    = ln(T2/T1)                      measured total tok/s
-//	Batch    = ln(r2/r1)                      running requests
-//	LogRatio = Total − Batch                  per-request tok/s, c/s
-//	         = Acceptance + Context + Residual
-//	Acceptance = ln(c2/c1)
-//	Context    = −ln(ŝ(ctx2)/ŝ(ctx1))
-//	Residual   = −ln[(s2/ŝ(ctx2)) / (s1/ŝ(ctx1))]
-//
-// with s = c·r/T the step the throughput implies. Negative terms are losses.
-//
-// Why a separate batch term: T = c·r/s, and the report explains a change by
-// three factors, acceptance | context | residual, none of which is the
-// number of running requests. Folding ln(r2/r1) into the residual would
-// call a quieter hour "slower than the model explains" and flip the verdict
-// to degraded; folding it into acceptance or context would be false too.
-// So the three factors decompose the per-request throughput c/s, which is
-// what the step model and the drafter determine, and the batch-size ratio
-// is reported next to them (0 when running is unchanged or unknown). The
-// identity Total = Batch + Acceptance + Context + Residual holds exactly.
-// The batch's larger context when more requests run is not lost: it is in
-// ctx, hence in the Context term.
-//
-// When a window has both a measured TPS and a Step, TPS wins (it is the
-// quantity being explained) and any disagreement between the two lands in
-// the Residual, e.g. SGLang's throughput diluted by idle wall time.
+// Attribution is the exact log decomposition of a throughput change between two windows,
+// Total = Batch + Acceptance + Context + Residual (the derivation is model/internal/attribute's,
+// the reading docs/report.md's "Attribution"). Negative terms are losses.
 type Attribution struct {
 	Total, Batch, LogRatio        float64
 	Acceptance, Context, Residual float64
@@ -85,5 +54,5 @@ func attributeAt(w1, w2 AttributionWindow, m1, m2 float64) (Attribution, bool) {
 		return Attribution{}, false
 	}
 	return Attribution{Total: r.Total, Batch: r.Batch, LogRatio: r.LogRatio, Acceptance: r.Acceptance, Context: r.Context,
-		Residual: r.Residual, Baseline: AttributionWindow(r.Base), Current: AttributionWindow(r.Cur), BaselineModel: m1, CurrentModel: m2}, true
+		Residual: r.Residual, Baseline: r.Base, Current: r.Cur, BaselineModel: m1, CurrentModel: m2}, true
 }

@@ -33,7 +33,8 @@ type recentSeries struct {
 // NewSet returns an empty Set.
 func NewSet(opts Options) *Set {
 	opts.setDefaults()
-	return &Set{opts: opts, series: make(map[string]*Series)}
+	// A source that logs is remembered up to four per series the cap allows (stale detection).
+	return &Set{opts: opts, series: make(map[string]*Series), units: activity.Units{Max: 4 * opts.MaxSeries}}
 }
 
 // Count records what one input line was, for the report's input section.
@@ -206,4 +207,5 @@ func (m *Set) Report() Report {
 func (m *Set) Reconfigure(opts Options) {
 	opts.setDefaults()
 	m.opts = opts
+	m.units.Max = 4 * opts.MaxSeries
 }

@@ -20,7 +20,6 @@ func (m *Set) Seen(host, unit, container []byte, t int64) { m.seen(host, unit, c
 func (m *Set) Arrived(host, unit, container []byte, t int64) { m.seen(host, unit, container, 0, t) }
 
 func (m *Set) seen(host, unit, container []byte, stamp, arrival int64) {
-	m.units.Max = 4 * m.opts.MaxSeries
 	m.units.Seen(host, unit, container, stamp, arrival)
 }
 

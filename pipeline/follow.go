@@ -164,4 +164,3 @@ type readerSource struct{ r Reader }
 
 func (s readerSource) Next(_ context.Context, e *ingest.Entry) error { return s.r.Next(e) }
 func (s readerSource) Close() error                                  { return nil }
-func (s readerSource) TakeUnreadable() int64                         { return 0 }

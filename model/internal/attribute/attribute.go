@@ -5,10 +5,30 @@ package attribute
 
 import "math"
 
-// Window is one window's means; fields not observed are ≤ 0.
-type Window struct{ TPS, Commit, Context, Step, Running float64 }
+// Window is one window's means; fields not observed are ≤ 0 and derived where possible.
+type Window struct {
+	TPS     float64 // measured generation tokens/s of the whole batch
+	Commit  float64 // mean commit length (tokens per request per step)
+	Context float64 // mean context tokens (the step model's x)
+	Step    float64 // mean step seconds
+	Running float64 // mean running requests
+}
 
-// Result is the decomposition; see model.Attribution.
+// Result is the decomposition:
+//
+//	Total    = ln(T2/T1)                      measured total tok/s
+//	Batch    = ln(r2/r1)                      running requests
+//	LogRatio = Total − Batch                  per-request tok/s, c/s
+//	         = Acceptance + Context + Residual
+//	Acceptance = ln(c2/c1)
+//	Context    = −ln(ŝ(ctx2)/ŝ(ctx1))
+//	Residual   = −ln[(s2/ŝ(ctx2)) / (s1/ŝ(ctx1))]
+//
+// with s = c·r/T the step the throughput implies. The batch term stands apart because none of
+// the three factors is the number of running requests: folded into the residual it would call
+// a quieter hour "slower than the model explains". The batch's larger context is in Context.
+// Where a window has both TPS and Step, TPS wins and their disagreement lands in Residual
+// (SGLang's throughput diluted by idle wall time).
 type Result struct {
 	Total, Batch, LogRatio        float64
 	Acceptance, Context, Residual float64
