@@ -143,8 +143,8 @@ func TestBrokenDraftAndFix(t *testing.T) {
 // TestStepModel: from each run's log alone, specwatch fits step = a + b·context (and, where
 // the draft tokens a step verifies vary, + c·u + d·u·context) within 15 % of the engine's truth
 // fitted in the same form on the requests that ran alone, and predicts tok/s within
-// 10 % of measured, on a draft run the machine left alone (quietDraft). When the machine
-// disturbed every draft run, the fit is still judged against the engine's own line, but tok/s
+// 10 % of measured, on a draft and an n-gram run the machine left alone (quiet). When the
+// machine disturbed every such run, the fit is still judged against the engine's own, but tok/s
 // against measured is not: the steps a neighbour slowed are no model's to predict (logged).
 func TestStepModel(t *testing.T) {
 	c := capture(t)
@@ -153,8 +153,11 @@ func TestStepModel(t *testing.T) {
 			continue
 		}
 		quiet := true
-		if r == c.Draft {
+		switch r {
+		case c.Draft:
 			r, quiet = c.quietDraft(t)
+		case c.Ngram:
+			r, quiet = c.quietNgram(t)
 		}
 		s := engineSeries(t, analyze(t, r.Log), r.Name)
 		if s.StepModel == nil {

@@ -112,20 +112,7 @@ func (c *Capture) run(t *testing.T) {
 	})
 	c.Live = live.finish(t, c)
 
-	c.Ngram = c.engine(t, "ngram", ServerOptions{Args: []string{"--spec-type", "ngram-mod", "--spec-draft-n-max", "64", "-lv", "4"}},
-		func(s *Server) []Truth {
-			var rs []Truth
-			// 32: the tok/s of requests this short varies by 10 % between identical ones, and
-			// the mean over the 24 the model predicts is judged
-			for i := range 32 {
-				p := text.Source(300 + 500*(i%10))
-				if i%2 == 1 {
-					p = text.Random(400)
-				}
-				rs = append(rs, s.Do(t, Request{Prompt: p, N: 128, Temp: float64(i/2%2) * 0.8, Seed: i}))
-			}
-			return rs
-		})
+	c.Ngram = c.engine(t, "ngram", ngramOptions, func(s *Server) []Truth { return ngramRequests(t, s, text) })
 
 	for i, draft := range []string{"draft-good.gguf", "draft-broken.gguf", "draft-good.gguf"} {
 		r := c.engine(t, fmt.Sprintf("fix-%d", i+1), ServerOptions{Draft: draft, Line: toJournal,
@@ -160,6 +147,24 @@ func (c *Capture) run(t *testing.T) {
 // draftOptions is the good draft at -lv 3 with four slots.
 var draftOptions = ServerOptions{Draft: "draft-good.gguf", Ctx: 32768,
 	Args: []string{"--spec-type", "draft-simple", "--spec-draft-n-max", "8", "-lv", "3", "-np", "4"}}
+
+// ngramOptions drafts from the context's n-grams, up to 64 tokens, at -lv 4.
+var ngramOptions = ServerOptions{Args: []string{"--spec-type", "ngram-mod", "--spec-draft-n-max", "64", "-lv", "4"}}
+
+// ngramRequests is the n-gram scenario: 32 requests, 128 tokens each, over Go source of ten
+// lengths and random words, greedy and sampled. 32: the tok/s of requests this short varies by
+// 10 % between identical ones, and the mean over the 24 the model predicts is judged.
+func ngramRequests(t *testing.T, s *Server, text *Text) []Truth {
+	var rs []Truth
+	for i := range 32 {
+		p := text.Source(300 + 500*(i%10))
+		if i%2 == 1 {
+			p = text.Random(400)
+		}
+		rs = append(rs, s.Do(t, Request{Prompt: p, N: 128, Temp: float64(i/2%2) * 0.8, Seed: i}))
+	}
+	return rs
+}
 
 // draftSequential is the draft scenario's requests one at a time: prompts of growing length
 // sharing their prefix, greedy and sampled in turn, then lengths in no order, as an operator's
