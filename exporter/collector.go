@@ -107,6 +107,14 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 		emit(d.anomalyActive, prometheus.GaugeValue, active, !s.Gone, p.anomaly[k])
 		emit(d.anomalies, prometheus.CounterValue, float64(s.Raised[k]), true, p.anomaly[k])
 	}
+	for i, r := range s.Ready {
+		armed := 0.0
+		if r.Armed {
+			armed = 1
+		}
+		emit(d.detectorArmed, prometheus.GaugeValue, armed, !s.Gone, p.ready[i])
+		emit(d.detectorWarmup, prometheus.GaugeValue, float64(r.Need), !s.Gone, p.ready[i])
+	}
 	// Kind 0 ("none") is never applied; the four real kinds are always exported so that rate()
 	// sees a series from its first sample.
 	for k := 1; k < len(s.Samples); k++ {

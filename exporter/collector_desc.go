@@ -18,6 +18,7 @@ type descs struct {
 	forecast, attribution                                *prometheus.Desc
 	acceptByPos                                          *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies        *prometheus.Desc
+	detectorArmed, detectorWarmup                        *prometheus.Desc
 	clockOffset                                          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures           *prometheus.Desc
 }
@@ -63,6 +64,12 @@ func newDescs() *descs {
 		anomalyActive: per("specwatch_anomaly_active",
 			"1 while an anomaly episode of this kind is open on the series, else 0; every kind of the fixed vocabulary is always exported.",
 			"kind"),
+		detectorArmed: per("specwatch_detector_armed",
+			"1 once the detector (label detector: acceptance_drop, step_time_regression, throughput_collapse) has learned its baseline and judges the series, 0 while it warms up: a change it would catch is not judged yet.",
+			"detector"),
+		detectorWarmup: per("specwatch_detector_warmup_samples",
+			"Samples the detector (label detector) still needs at least before it is armed; 0 once armed.",
+			"detector"),
 		lastSample: per("specwatch_last_sample_timestamp_seconds",
 			"Unix time of the series' latest sample, from the log's timestamps (not the exporter's clock)."),
 		clockOffset: per("specwatch_log_clock_offset_seconds",
@@ -90,7 +97,7 @@ func newDescs() *descs {
 
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.kvUsage, d.running, d.step, d.tps, d.fitKV,
-		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.lastSample, d.clockOffset, d.samples,
+		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.detectorArmed, d.detectorWarmup, d.lastSample, d.clockOffset, d.samples,
 		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
 		ch <- x
 	}

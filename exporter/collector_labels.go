@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/model/rank"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // sample is one per-series metric of a scrape. Scrapes allocate them in one slab and point
@@ -40,8 +41,10 @@ func (s *sample) Write(out *dto.Metric) error {
 var snapshotShape model.SeriesSnapshot
 
 // maxPerSeries bounds the metrics one series emits: 11 gauges, the forecast, 3 attribution
-// factors, 2 per anomaly kind and the sample kinds. It sizes the per-scrape slab.
-const maxPerSeries = 11 + len(snapshotShape.Forecast) + len(snapshotShape.PerPos) + 3 + 2*int(model.NumAnomalyKinds) + len(snapshotShape.Samples)
+// factors, 2 per anomaly kind, 2 per warm-up detector and the sample kinds. It sizes the
+// per-scrape slab.
+const maxPerSeries = 11 + len(snapshotShape.Forecast) + len(snapshotShape.PerPos) + 3 + 2*int(model.NumAnomalyKinds) +
+	2*model.NumReadiness + len(snapshotShape.Samples)
 
 // seriesPairs are one series' label pairs, sorted by name as client_golang wants them, built
 // when the series is first scraped (and again if the labels at its ID change) and shared
@@ -54,6 +57,7 @@ type seriesPairs struct {
 	kinds   [len(snapshotShape.Samples)][]*dto.LabelPair
 	ctx     []ctxPairs
 	pos     [len(snapshotShape.PerPos)][]*dto.LabelPair
+	ready   [model.NumReadiness][]*dto.LabelPair
 }
 
 // forPosition returns the pairs with label position (1-based), built on first use.
@@ -85,7 +89,10 @@ func newSeriesPairs(l model.Labels) *seriesPairs {
 		p.anomaly[k] = p.with("kind", k.String())
 	}
 	for k := range p.kinds {
-		p.kinds[k] = p.with("kind", model.SampleKindName(k))
+		p.kinds[k] = p.with("kind", schema.SampleKindName(k))
+	}
+	for i, k := range schema.ReadinessDetectors {
+		p.ready[i] = p.with("detector", k.String())
 	}
 	return p
 }

@@ -98,6 +98,7 @@ func TestCollectorPerSeriesSets(t *testing.T) {
 		}
 	}
 	nk := int(model.NumAnomalyKinds) // every kind is always exported
+	nr := model.NumReadiness         // and every warm-up detector's readiness
 	want := map[string]map[string]int{
 		"gpu07": {"specwatch_commit_length_tokens": 1, "specwatch_accept_ratio": 1, "specwatch_accepted_depth_tokens": 1,
 			"specwatch_context_tokens": 1, "specwatch_running_requests": 1, "specwatch_step_seconds": 1,
@@ -105,10 +106,12 @@ func TestCollectorPerSeriesSets(t *testing.T) {
 			"specwatch_model_step_seconds_per_context_token": 1, "specwatch_model_tokens_per_second": 1,
 			"specwatch_model_forecast_tokens_per_second": 2, "specwatch_throughput_attribution_log_ratio": 3,
 			"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4,
-			"specwatch_last_sample_timestamp_seconds": 1},
+			"specwatch_last_sample_timestamp_seconds": 1, "specwatch_detector_armed": nr, "specwatch_detector_warmup_samples": nr},
 		"gpu08": {"specwatch_commit_length_tokens": 1, "specwatch_kv_cache_usage_ratio": 1, "specwatch_anomaly_active": nk,
-			"specwatch_anomalies_total": nk, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1},
-		"gpu09": {"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4},
+			"specwatch_anomalies_total": nk, "specwatch_samples_total": 4, "specwatch_last_sample_timestamp_seconds": 1,
+			"specwatch_detector_armed": nr, "specwatch_detector_warmup_samples": nr},
+		"gpu09": {"specwatch_anomaly_active": nk, "specwatch_anomalies_total": nk, "specwatch_samples_total": 4,
+			"specwatch_detector_armed": nr, "specwatch_detector_warmup_samples": nr},
 	}
 	for host, w := range want {
 		if len(has[host]) != len(w) {

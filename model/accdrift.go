@@ -15,6 +15,18 @@ func (se *Series) acceptance(t int64, c float64) {
 		se.rs.cmp.AddAccept(c)
 		se.restartJudge(t)
 	}
+	if c <= 1.005 {
+		return // the floor is commit_len_stuck's to judge; a drop test fed it stays raised long after
+	}
+	// The slow test takes samples, not the drop test's windows, whose sizes follow the cadence.
+	switch se.slow.Add(c) {
+	case slowdrift.Raise:
+		se.raise(AcceptanceDrop, t, se.slow.Detail)
+	case slowdrift.Clear:
+		if se.drop.Quiet() {
+			se.clear(AcceptanceDrop, t)
+		}
+	}
 	// The other tests take the drop test's window means: a block mean and an EWMA update per
 	// sample for each cost 70 instructions of a sample's 2,400 (cachegrind).
 	m, full, ev := se.drop.Add(t, c)
@@ -34,13 +46,5 @@ func (se *Series) acceptance(t int64, c float64) {
 	se.peer.accept.Update(t, m)
 	if se.Active(CommitLenStuck) {
 		se.peer.accept.Reset() // a stuck drafter is its own finding; rank_skew starts afresh after it
-	}
-	switch se.slow.Add(m) {
-	case slowdrift.Raise:
-		se.raise(AcceptanceDrop, t, se.slow.Detail)
-	case slowdrift.Clear:
-		if se.drop.Quiet() {
-			se.clear(AcceptanceDrop, t)
-		}
 	}
 }

@@ -92,6 +92,7 @@ func (se *Series) report() SeriesReport {
 	for _, a := range se.anomalies {
 		r.Anomalies = append(r.Anomalies, anomalyJSON(a))
 	}
+	r.Readiness = se.readinessReport()
 	att, ok := se.attribution()
 	if ok {
 		r.Attribution = attributionJSON(att, &se.win.Best, &se.win.Last)
@@ -189,7 +190,8 @@ func (se *Series) explainChange(b *strings.Builder, a Attribution, verdict strin
 		return explain.Window{TPS: w.TPS, Commit: w.Commit, Context: w.Context, Step: w.Step, Running: w.Running}
 	}
 	c := explain.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch, LogRatio: a.LogRatio,
-		Acceptance: a.Acceptance, Context: a.Context, Residual: a.Residual, BaseModel: a.BaselineModel, CurModel: a.CurrentModel}
+		Acceptance: a.Acceptance, Context: a.Context, Residual: a.Residual, BaseModel: a.BaselineModel, CurModel: a.CurrentModel,
+		Unarmed: se.unarmed()}
 	explain.Write(b, c, fallThreshold, se.kvContext,
 		sprintf("%.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit()))
 	return explain.Conclude(b, verdict, c, fallThreshold, se.opts.ResidualDegraded)

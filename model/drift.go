@@ -10,9 +10,21 @@ import (
 // The tests themselves are in model/internal/drift; here their decisions become anomalies,
 // with the sentences that explain them (acceptance_drop's in accdrift.go, beside its slow test).
 
+// windowTime sizes acceptance_drop's windows at about a minute (of at least minWindow
+// samples); earlyWindows of them spanning armAfter arm it, so that it judges within ten
+// minutes of the engine's first line at any cadence (the window that crosses nine minutes
+// ends before ten).
+const (
+	windowTime   = time.Minute
+	minWindow    = 5
+	earlyWindows = 8
+	armAfter     = 9 * time.Minute
+)
+
 func newDropDetector(o *Options) drift.Drop {
 	return drift.NewDrop(drift.Options{Window: o.Window, HalfLife: o.LongHalfLife, Warmup: o.WarmupWindows,
-		K: o.DropK, H: o.DropH, MinEffect: o.DropMinEffect})
+		K: o.DropK, H: o.DropH, MinEffect: o.DropMinEffect,
+		WindowTime: windowTime, MinWindow: minWindow, ArmAfter: armAfter, EarlyWindows: earlyWindows})
 }
 
 // regressionRelearn is how long step_time_regression stays in alarm before the slower steps

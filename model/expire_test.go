@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/parse"
 	"github.com/specwatch/specwatch/sample"
 )
@@ -85,7 +86,7 @@ func TestForgetCounts(t *testing.T) {
 	before := set.Report()
 	set.ForgetCounts()
 	x, r := snap(set), set.Report()
-	if set.Input() != (InputCounts{}) || x.Samples != [numSampleKinds]int64{} || x.Raised != [NumAnomalyKinds]int64{} {
+	if set.Input() != (InputCounts{}) || x.Samples != [schema.NumSampleKinds]int64{} || x.Raised != [NumAnomalyKinds]int64{} {
 		t.Errorf("after ForgetCounts: input %+v, samples %v, raised %v", set.Input(), x.Samples, x.Raised)
 	}
 	if !se.Active(Stale) || r.Series[0].Samples != before.Series[0].Samples || len(r.Series[0].Anomalies) != 1 {

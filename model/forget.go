@@ -1,5 +1,7 @@
 package model
 
+import "github.com/specwatch/specwatch/model/schema"
+
 // ForgetCounts zeroes what the exporter serves as counters — the input accounting, the series
 // cap's drops, and each series' samples by kind and anomaly raises — and keeps everything
 // else. A warm restart calls it after rebuilding the model from the lines before the saved
@@ -11,7 +13,7 @@ func (m *Set) ForgetCounts() {
 	m.input = InputCounts{}
 	m.overflow = 0
 	for _, se := range m.order {
-		se.kindCount = [numSampleKinds]int64{}
+		se.kindCount = [schema.NumSampleKinds]int64{}
 		se.raised = [NumAnomalyKinds]int64{}
 	}
 }

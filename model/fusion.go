@@ -29,15 +29,6 @@ func (se *Series) takePoints(s *sample.Sample) bool {
 	return ok
 }
 
-// Sources says where a series' figures came from: "logs" or "metrics" (the engine's own
-// /metrics); a figure no source gave is empty. Reported for series the scrape source fed.
-type Sources struct {
-	Inputs      []string `json:"inputs"`
-	CommitLen   string   `json:"commit_len,omitempty"`
-	PerPosition string   `json:"per_position,omitempty"`
-	Step        string   `json:"step,omitempty"` // step time and context
-}
-
 func sources(f *fusion.Choice) *Sources {
 	return &Sources{Inputs: f.Inputs(), CommitLen: f.Commit.Name(), PerPosition: f.PerPosition.Name(), Step: f.Points.Name()}
 }

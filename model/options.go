@@ -147,7 +147,8 @@ func (o *Options) setDefaults() {
 	defaults.Set(&o.RegressionH, DefaultRegressionH)
 	defaults.Set(&o.RegressionMinEffect, DefaultRegressionMinEffect)
 	defaults.Set(&o.WarmupWindows, DefaultWarmupWindows)
-	o.SlowDrift.PerValue = o.Window // it is fed the drop test's window means
+	o.SlowDrift.PerValue = 1 // it is fed samples, in blocks of five drop windows' worth
+	defaults.Set(&o.SlowDrift.Block, 5*o.Window)
 	defaults.Set(&o.CollapseRatio, DefaultCollapseRatio)
 	defaults.Set(&o.CollapseClearRatio, DefaultCollapseClearRatio)
 	defaults.Set(&o.CollapseSamples, DefaultCollapseSamples)

@@ -19,6 +19,8 @@ type (
 	AnomalyJSON     = schema.AnomalyJSON
 	PerPosition     = schema.PerPosition
 	PositionAdvice  = schema.PositionAdvice
+	Readiness       = schema.Readiness
+	Sources         = schema.Sources
 )
 
 // LabelNames are the labels that name a series, engine first, in the order reports show them.
@@ -47,6 +49,8 @@ type SeriesReport struct {
 	Forecast    []Forecast       `json:"forecast,omitempty"`
 	Attribution *AttributionJSON `json:"attribution,omitempty"`
 	Anomalies   []AnomalyJSON    `json:"anomalies"`
+	// Readiness lists the detectors that learn a baseline first: armed, or warming up.
+	Readiness []Readiness `json:"readiness,omitempty"`
 	// PerPosition is acceptance per draft position, where the engine states it (vLLM, llama.cpp).
 	PerPosition *PerPosition `json:"per_position,omitempty"`
 	// Events are the series' restarts (seen by the scrape source), with their time.

@@ -15,6 +15,7 @@ import (
 	"github.com/specwatch/specwatch/model/internal/throughput"
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
 	"github.com/specwatch/specwatch/model/internal/window"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -80,7 +81,7 @@ type Series struct {
 	raised    [NumAnomalyKinds]int64
 
 	hist      history
-	kindCount [numSampleKinds]int64
+	kindCount [schema.NumSampleKinds]int64
 	points    int64
 
 	fus      fusion.Choice // which source gives which figure (fusion.go)
@@ -151,7 +152,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 // observe applies one matched, resolved sample.
 func (se *Series) observe(s *sample.Sample) {
 	se.samples++ // every matched line, a join's parts too: the input's count, per series
-	if s.Event != sample.EventPart && int(s.Kind) < numSampleKinds {
+	if s.Event != sample.EventPart && int(s.Kind) < schema.NumSampleKinds {
 		se.kindCount[s.Kind]++
 	}
 	// 0 is "no time known" (a stamp-less line before any other); any other time counts,

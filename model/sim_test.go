@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,9 +203,11 @@ func TestFaultsAreRaised(t *testing.T) {
 	}
 }
 
-// The canonical example: context 13 → 5.5k, commit 7.5 → 2.9. The fit must find the step model
-// and the verdict must be "expected", with context and acceptance sharing the fall.
-func TestContextGrowthIsExpected(t *testing.T) {
+// The canonical example: context 13 → 5.5k, commit 7.5 → 2.9. The fit must find the step model,
+// context and acceptance share the fall, and the steps are as the model predicts. The verdict is
+// "unjudged", not "expected": one request of three minutes is too short for acceptance_drop
+// to learn a baseline, so whether commit length fell with the text or the drafter is not known.
+func TestContextGrowthIsUnjudged(t *testing.T) {
 	set := run(t, sim.ContextGrowth(1), Options{}, nil)
 	r := set.Report()
 	if len(r.Series) != 1 {
@@ -216,7 +219,8 @@ func TestContextGrowthIsExpected(t *testing.T) {
 		t.Errorf("fit %+v, want 33.7 ms + 19.86 ms per 1k tokens within 5 %%", m)
 	}
 	a := s.Attribution
-	if s.Verdict != "expected" || a == nil || a.Acceptance >= 0 || a.Context >= 0 || math.Abs(a.Residual) > 0.05 {
+	if s.Verdict != "unjudged" || a == nil || a.Acceptance >= 0 || a.Context >= 0 || math.Abs(a.Residual) > 0.05 ||
+		!strings.Contains(s.Explanation, "no step-time regression. acceptance_drop is still warming up") {
 		t.Errorf("verdict %q, attribution %+v\n%s", s.Verdict, a, s.Explanation)
 	}
 	t.Log(s.Explanation)

@@ -1,65 +1,14 @@
 package model
 
 import (
-	"time"
-
-	"github.com/specwatch/specwatch/sample"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
-// SeriesSnapshot is a copy of one series' current figures for the exporter: taken under the
-// owner's lock in microseconds, then encoded for a scrape without holding anything.
-// Has* flags say whether a figure was ever observed: an absent gauge is absent, not zero.
-type SeriesSnapshot struct {
-	ID     int // dense index of the series in its Set, stable for the Set's life
-	Labels Labels
-
-	LastSample int64 // Unix ns of the latest sample
-	// ClockOffset is the latest live sample's stamp minus when it arrived (heard.go).
-	ClockOffset    time.Duration
-	HasClockOffset bool
-	// Quiet: no sample for the model's ExpireAfter, so the figures are no longer current; Gone:
-	// its unit went silent too (expire.go). The exporter leaves out what they void.
-	Quiet, Gone bool
-
-	Commit, AcceptRate, AcceptedDepth  float64
-	Context, Running, Step, TPS        float64
-	HasCommit, HasAcceptRate, HasDepth bool
-	HasContext, HasRunning, HasStep    bool
-	KVContext                          bool // Context is KV cache usage in percent (vLLM)
-
-	// The fit (s, s per context unit) and the model's tok/s at the current context.
-	FitA, FitB, PredTPS float64
-	FitOK, HasPred      bool
-
-	Forecast  [maxForecast]Forecast
-	NForecast int
-
-	// Attribution of the latest window against the best one (log ratios).
-	AttrAcceptance, AttrContext, AttrResidual float64
-	AttrOK                                    bool
-
-	Active [NumAnomalyKinds]bool
-	Raised [NumAnomalyKinds]int64
-
-	// Samples counts this series' samples by parse kind (decode, spec, prefill, event).
-	Samples [numSampleKinds]int64
-	// Points counts decode points (step observations) so far; StepSeq changes with each.
-	Points int64
-
-	// PerPos[i] is the acceptance of draft position i+1 (position.go), NPos of them.
-	PerPos [sample.MaxPerPosition]float64
-	NPos   int
-}
-
-const maxForecast = 8
-
-// numSampleKinds covers parse.Kind values (none, decode, spec, prefill, event).
-const numSampleKinds = 5
-
-// SampleKindName names index k of SeriesSnapshot.Samples.
-func SampleKindName(k int) string {
-	return [...]string{"none", "decode", "spec", "prefill", "event"}[k]
-}
+// SeriesSnapshot and Ready are model/schema's, named here as the model's.
+type (
+	SeriesSnapshot = schema.SeriesSnapshot
+	Ready          = schema.Ready
+)
 
 // Snapshot appends a copy of every series to dst[:0] and returns it; reusing dst across scrapes
 // keeps the copy free of allocation once it has grown.
@@ -93,7 +42,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 				cm = 1
 			}
 			for _, ctx := range se.opts.ForecastContexts {
-				if s.NForecast == maxForecast {
+				if s.NForecast == schema.MaxForecast {
 					break
 				}
 				if st := se.fit.Predict(float64(ctx)); st > 0 {
@@ -107,6 +56,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	if a, ok := se.attribution(); ok {
 		s.AttrAcceptance, s.AttrContext, s.AttrResidual, s.AttrOK = a.Acceptance, a.Context, a.Residual, true
 	}
+	se.readiness(&s.Ready)
 	for k := range s.Active {
 		s.Active[k] = se.active[k] >= 0
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/specwatch/specwatch/sim"
@@ -47,8 +48,10 @@ func TestSeedSweepStepModel(t *testing.T) {
 						t.Errorf("%s: fit %.2f ms + %.2f ms per 1k, want %.2f + %.2f within 10 %%", name,
 							m.FixedMS, m.MSPer1kToken, truth.A*1000, truth.B*1e6)
 					}
-					if s.Verdict != "expected" {
-						t.Errorf("%s: verdict %q, want expected: %s", name, s.Verdict, s.Explanation)
+					// one request of a few minutes: acceptance_drop may not have armed, and then the
+					// fall of commit length is unjudged; the steps are as the model predicts either way
+					if s.Verdict != "expected" && (s.Verdict != "unjudged" || !strings.Contains(s.Explanation, "no step-time regression")) {
+						t.Errorf("%s: verdict %q, want expected or unjudged with no step-time regression: %s", name, s.Verdict, s.Explanation)
 					}
 					if n, ok := set.order[0].DecodeInterval(); !ok || n != iv {
 						t.Errorf("%s: decode interval %d (learned %v), want %d learned", name, n, ok, iv)

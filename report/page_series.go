@@ -21,9 +21,10 @@ type seriesView struct {
 	AnomalyCount, AnomaliesMore                                   int
 	Scatter, Attr, Commit, TPS, PerPos                            plotView
 	AttrRows                                                      []attrRow
-	// Sources says which input gave which figure (logs, /metrics); Events lists restarts.
-	Sources string
-	Events  []string
+	// Sources says which input gave which figure (logs, /metrics); Events lists restarts;
+	// Readiness which detectors still learn their baseline.
+	Sources, Readiness string
+	Events             []string
 }
 
 type labelKV struct{ K, V string }
@@ -43,7 +44,7 @@ type attrRow struct{ Name, Baseline, Current, Change string }
 
 // verdicts are the values docs/report.md defines; anything else is shown as given, but styled
 // neutrally (the class never comes from input).
-var verdicts = map[string]bool{"healthy": true, "expected": true, "degraded": true, "anomalous": true}
+var verdicts = map[string]bool{"healthy": true, "expected": true, "unjudged": true, "degraded": true, "anomalous": true}
 
 const noData = "Not enough data yet: no decode samples recorded for this series."
 
@@ -75,7 +76,7 @@ func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	for _, a := range sr.Anomalies {
 		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
 	}
-	v.Sources, v.Events = sourcesLine(sr.Sources), eventLines(sr.Events)
+	v.Sources, v.Events, v.Readiness = sourcesLine(sr.Sources), eventLines(sr.Events), readinessLine(sr.Readiness)
 	v.AnomalyCount = len(v.Anomalies)
 	v.Anomalies, v.AnomaliesMore = latest(v.Anomalies)
 	return v

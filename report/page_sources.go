@@ -76,3 +76,18 @@ func writeFusionText(w io.Writer, s *model.SeriesReport) {
 		fmt.Fprintf(w, "  * %s %s: %s\n", e.Kind, e.Time.Format(time.DateTime), e.Detail)
 	}
 }
+
+// readinessLine says which detectors are warming up and what they still need; nothing when
+// all are armed.
+func readinessLine(rs []model.Readiness) string {
+	var parts []string
+	for _, r := range rs {
+		if !r.Armed {
+			parts = append(parts, r.Detector+" warming up ("+thousands(int64(r.NeedsSamples))+" more samples)")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Detectors: " + strings.Join(parts, " · ") + "; a change they would judge is not judged yet."
+}

@@ -75,6 +75,7 @@ func WriteText(w io.Writer, r model.Report) error {
 			fmt.Fprintln(bw)
 		}
 		writeFusionText(bw, &s)
+		writeReadinessText(bw, s.Readiness)
 		for _, a := range s.Anomalies {
 			end := "active"
 			if a.End != nil {
@@ -93,4 +94,27 @@ func WriteText(w io.Writer, r model.Report) error {
 // mean per request (llama.cpp's requests of different lengths), so both are worth showing.
 func pooledDiffers(c *model.CommitStats) bool {
 	return c.PooledMean > 0 && fmt.Sprintf("%.2f", c.PooledMean) != fmt.Sprintf("%.2f", c.Mean)
+}
+
+// writeReadinessText lists the detectors that learn a baseline first, armed or warming up.
+func writeReadinessText(w io.Writer, rs []model.Readiness) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "  detectors:")
+	for i, r := range rs {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		switch {
+		case !r.Armed:
+			fmt.Fprintf(w, "%s %s warming up (needs %d more samples)", sep, r.Detector, r.NeedsSamples)
+		case r.ArmedAt != nil:
+			fmt.Fprintf(w, "%s %s armed %s", sep, r.Detector, r.ArmedAt.Format(time.DateTime))
+		default:
+			fmt.Fprintf(w, "%s %s armed", sep, r.Detector)
+		}
+	}
+	fmt.Fprintln(w)
 }

@@ -35,7 +35,8 @@ const (
 // SeedSweep is a sequential benchmark sweep on one SGLang DDTree rank (draft 15, the canonical
 // step model, text-dependent acceptance 7.5 / 4.5 / 2.9): each request of sweepPoints in turn,
 // repeated sweepRepeats times, every request after an idle gap. Nothing is wrong: the step model
-// must come out at the canonical a and b and the verdict "expected", whatever o says the engine
+// must come out at the canonical a and b and the verdict "expected" (or "unjudged" where the run
+// is too short for acceptance_drop to arm), whatever o says the engine
 // prints.
 func SeedSweep(seed uint64, o SweepOptions) Scenario {
 	var script []Request

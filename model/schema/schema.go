@@ -165,3 +165,21 @@ type PositionAdvice struct {
 	SuggestedCommitLen float64 `json:"suggested_commit_len"`
 	Detail             string  `json:"detail"`
 }
+
+// Readiness says whether a detector of the series judges yet: armed (since ArmedAt), or
+// warming up and needing at least NeedsSamples more samples.
+type Readiness struct {
+	Detector     string     `json:"detector"`
+	Armed        bool       `json:"armed"`
+	ArmedAt      *time.Time `json:"armed_at,omitempty"`
+	NeedsSamples int        `json:"needs_samples,omitempty"`
+}
+
+// Sources says where a series' figures came from: "logs" or "metrics" (the engine's own
+// /metrics); a figure no source gave is empty. Reported for series the scrape source fed.
+type Sources struct {
+	Inputs      []string `json:"inputs"`
+	CommitLen   string   `json:"commit_len,omitempty"`
+	PerPosition string   `json:"per_position,omitempty"`
+	Step        string   `json:"step,omitempty"` // step time and context
+}

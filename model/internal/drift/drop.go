@@ -28,12 +28,12 @@ const minRelSpread = 0.01
 // Add records commit length c at t. When c completed a window it returns the window mean
 // (which other tests share), true, and what the window decided.
 func (d *Drop) Add(t int64, c float64) (float64, bool, Event) {
-	m, full := d.block.Add(c)
+	m, full := d.add(t, c)
 	if !full {
 		return 0, false, None
 	}
 	armed := d.window(t)
-	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minRelSpread*d.base.Mean())
+	mu, sd := d.base.Mean(), d.earlySpread(math.Max(d.base.Std(), minRelSpread*d.base.Mean()))
 	if armed && sd > 0 {
 		// Only the shortfall beyond MinEffect counts: a 3 % dip for a few minutes is text,
 		// not a drafter problem, and window means are precise enough to see it.

@@ -46,12 +46,12 @@ const minResidualSpread = 0.01
 func (d *Regression) Add(t int64, r float64) Step {
 	// Each point's say is bounded, so one odd line (a pause that looked like continuous
 	// decoding) cannot move a window; a real slowdown moves every point of it.
-	m, full := d.block.Add(max(-maxLogResidual, min(maxLogResidual, r)))
+	m, full := d.add(t, max(-maxLogResidual, min(maxLogResidual, r)))
 	if !full {
 		return Step{}
 	}
 	armed := d.window(t)
-	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minResidualSpread)
+	mu, sd := d.base.Mean(), d.earlySpread(math.Max(d.base.Std(), minResidualSpread))
 	if armed {
 		// Only the excess over MinEffect counts: a model 2 % off for an hour is not news, and
 		// window means are precise enough to see 2 %.

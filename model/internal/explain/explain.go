@@ -22,6 +22,9 @@ type Change struct {
 	Acceptance, Context    float64
 	Residual               float64
 	BaseModel, CurModel    float64
+	// Unarmed, when not empty, says that acceptance_drop did not judge the windows (it was
+	// warming up): a fall of commit length is then unjudged, not expected.
+	Unarmed string
 }
 
 // Write writes the account of c to b. fall is the log ratio below which a change is a fall to
@@ -81,13 +84,21 @@ func Conclude(b *strings.Builder, verdict string, c Change, fall, degraded float
 	case c.LogRatio < fall:
 		// "Expected" only when nothing else judged the series: under an anomaly's verdict the
 		// same words contradicted the badge above them (issue 19).
-		conclusion := "expected, not a regression"
-		if !healthy {
+		conclusion, unjudged := "expected, not a regression", c.Unarmed != "" && c.Acceptance < fall
+		switch {
+		case !healthy:
 			conclusion = "no step-time regression; the verdict is the anomaly's"
+		case unjudged:
+			// acceptance_drop did not see the fall: whether it was the text or the drafter is not known
+			conclusion = sprintf("no step-time regression. %s: whether commit length fell with the text or with the drafter is unjudged",
+				c.Unarmed)
 		}
 		b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
 			Pct(Share(c.Residual, c.LogRatio)), Pct(math.Exp(-c.Residual)-1), conclusion))
-		if healthy {
+		switch {
+		case healthy && unjudged:
+			verdict = "unjudged"
+		case healthy:
 			verdict = "expected"
 		}
 	}

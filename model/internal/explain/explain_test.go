@@ -20,6 +20,13 @@ func TestConclude(t *testing.T) {
 		{"anomalous", Change{Total: -0.5, LogRatio: -0.5, Residual: -0.3}, "anomalous", "— degraded."},
 		{"healthy", Change{Total: -0.5, LogRatio: -0.5, Residual: -0.05}, "expected", "expected, not a regression."},
 		{"degraded", Change{Total: -0.5, LogRatio: -0.5, Residual: -0.05}, "degraded", "the verdict is the anomaly's."},
+		// a fall of commit length that acceptance_drop did not see is unjudged, not expected
+		{"healthy", Change{Total: -0.5, LogRatio: -0.5, Acceptance: -0.3, Residual: -0.05, Unarmed: "X warming up"},
+			"unjudged", "X warming up: whether commit length fell with the text or with the drafter is unjudged."},
+		// context alone explains the fall: nothing for acceptance_drop to judge
+		{"healthy", Change{Total: -0.5, LogRatio: -0.5, Acceptance: -0.02, Residual: -0.05, Unarmed: "X warming up"},
+			"expected", "expected, not a regression."},
+		{"healthy", Change{Total: -0.5, LogRatio: -0.5, Acceptance: -0.3, Residual: -0.3, Unarmed: "X warming up"}, "degraded", "— degraded."},
 	} {
 		var b strings.Builder
 		got := Conclude(&b, c.verdict, c.c, fall, degraded)

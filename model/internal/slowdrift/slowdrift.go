@@ -18,7 +18,8 @@ import (
 type Options struct {
 	// Block is the number of values per block; Current the blocks in the current mean; Delay
 	// the blocks between the current mean's end and the newest one the baseline holds.
-	// Fed with means of 30 samples at one sample per 2 s, the defaults are 5 min, 30 min, 1 h.
+	// Fed with means of 30 samples at one sample per 2 s, the defaults are 5 min, 30 min, 1 h
+	// (the model feeds samples, with Block 150).
 	Block, Current, Delay int
 	// PerValue is how many samples one value averages (default 30), for the detail sentence.
 	PerValue int

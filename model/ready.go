@@ -1,0 +1,53 @@
+package model
+
+import (
+	"time"
+
+	"github.com/specwatch/specwatch/model/schema"
+)
+
+// NumReadiness is the number of detectors whose readiness reports list (schema.ReadinessDetectors).
+const NumReadiness = schema.NumReadiness
+
+// readiness fills r with the series' warm-up detectors' readiness.
+func (se *Series) readiness(r *[NumReadiness]Ready) {
+	fit := max(0, se.warmup()-int(se.fit.N()))
+	for i, k := range schema.ReadinessDetectors {
+		x := Ready{Detector: k}
+		switch k {
+		case AcceptanceDrop:
+			x.Armed, x.At, x.Need = se.drop.Readiness()
+		case StepTimeRegression:
+			x.Armed, x.At, x.Need = se.regress.Readiness()
+			x.Need += max(0, se.warmup()-int(se.snap.N())) // it compares with a reference fit
+			x.Armed = x.Armed && x.Need == 0
+		case ThroughputCollapse:
+			x.Armed, x.Need = fit == 0, fit
+		}
+		r[i] = x
+	}
+}
+
+func (se *Series) readinessReport() []Readiness {
+	var rs [NumReadiness]Ready
+	se.readiness(&rs)
+	out := make([]Readiness, len(rs))
+	for i, x := range rs {
+		out[i] = x.JSON()
+	}
+	return out
+}
+
+// unarmed says why acceptance_drop could not judge a fall from the attribution's baseline
+// window to now, or "" if it could: it is warming up, or armed after that window.
+func (se *Series) unarmed() string {
+	armed, at, need := se.drop.Readiness()
+	switch {
+	case !armed:
+		return sprintf("acceptance_drop is still warming up (it needs %d more samples)", need)
+	case se.win.Best.End < at:
+		return sprintf("acceptance_drop armed at %s, after the baseline window (%s)",
+			time.Unix(0, at).UTC().Format(time.DateTime), time.Unix(0, se.win.Best.End).UTC().Format(time.DateTime))
+	}
+	return ""
+}
