@@ -56,6 +56,8 @@ func (r *rankSim) decodeStep() {
 	}
 	switch r.svc.Engine {
 	case SGLang:
+		r.adaptiveLine(t, r.lastCommit)
+		r.lastCommit = c
 		fill(r.emit(LineDecode, t, &e))
 		if r.svc.CustomStats {
 			fill(r.emit(LineCustom, t+30_000, &e))
