@@ -25,8 +25,8 @@ func (r *rankSim) specOff() bool {
 }
 
 // adaptiveLine writes SGLang's switch of its adaptive steps when the time policy switched
-// since the previous line, just before the line at t; c is the commit length before it.
-func (r *rankSim) adaptiveLine(t int64, c float64) {
+// since the previous line, just before the line at t.
+func (r *rankSim) adaptiveLine(t int64) {
 	p := &r.svc.Policy
 	if r.svc.Engine != SGLang || p.OffFrom == 0 {
 		return
@@ -37,8 +37,10 @@ func (r *rankSim) adaptiveLine(t int64, c float64) {
 		return
 	}
 	r.adaptiveOff = now
+	// SGLang steps down to 0 once its EMA of accepted drafts is at most 0.5 (less its
+	// hysteresis), and keeps that EMA while it drafts nothing.
 	rec := r.emit(LineAdaptive, t-int64(time.Millisecond), nil)
-	rec.StepsFrom, rec.Steps, rec.Depth = 0, r.svc.Acceptance.DraftLen, c-1
+	rec.StepsFrom, rec.Steps, rec.Depth = 0, r.svc.Acceptance.DraftLen, 0.4
 	if now {
 		rec.StepsFrom, rec.Steps = r.svc.Acceptance.DraftLen, 0
 	}

@@ -60,7 +60,6 @@ type rankSim struct {
 	lastAt         int64
 	llama          llamaServer // llama.cpp: slots and counters
 	adaptiveOff    bool        // SGLang logged its adaptive steps at 0 (policy.go)
-	lastCommit     float64     // the previous decode line's commit length, for that line
 
 	pending []record
 	head    int
