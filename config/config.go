@@ -142,6 +142,7 @@ type ModelConfig struct {
 	CollapseRatio       float64       `yaml:"collapse_ratio"`
 	CollapseSamples     int           `yaml:"collapse_samples"`
 	StaleAfter          time.Duration `yaml:"stale_after"`
+	SpecOffAfter        time.Duration `yaml:"speculation_off_after"`
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
 	// Warmup and ExpireAfter are the exceptions to "zero keeps the default": Default sets them,
 	// and 0 disables them.
@@ -284,6 +285,9 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	if m.StaleAfter < 0 {
 		bad("model.stale_after", "%s: must not be negative", m.StaleAfter)
 	}
+	if m.SpecOffAfter < 0 {
+		bad("model.speculation_off_after", "%s: must not be negative", m.SpecOffAfter)
+	}
 	if m.Warmup < 0 || m.Warmup > MaxWarmup {
 		bad("model.warmup", "%s: want 0 (off) to %s", m.Warmup, MaxWarmup)
 	}
@@ -369,7 +373,7 @@ func (c *Config) ModelOptions(live bool) model.Options {
 		TPSTolerance: m.TPSTolerance, Window: m.Window, DropMinEffect: m.DropMinEffect,
 		RegressionMinEffect: m.RegressionMinEffect, CollapseRatio: m.CollapseRatio, CollapseSamples: m.CollapseSamples,
 		StaleAfter: m.StaleAfter, ForecastContexts: m.ForecastContexts, ExpireAfter: expireAfter(m.ExpireAfter),
-		PositionCost: m.PositionCost,
+		PositionCost: m.PositionCost, SpecOffAfter: m.SpecOffAfter,
 	}
 }
 

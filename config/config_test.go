@@ -24,6 +24,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"listen: ':9877'\nbogus: 1\n", "bogus"},
 		{"model:\n  window: many\n", "model.window"},
 		{"model:\n  stale_after: -5m\n", "model.stale_after"},
+		{"model:\n  speculation_off_after: -5m\n", "model.speculation_off_after"},
 		{"model:\n  warmup: 25h\n", "model.warmup"},
 		{"model:\n  warmup: -1s\n", "model.warmup"},
 		{"model:\n  expire_after: -1m\n", "model.expire_after"},

@@ -196,7 +196,7 @@ func TestExampleConfigModelDefaults(t *testing.T) {
 		"tps_tolerance": model.DefaultTPSTolerance, "window": model.DefaultWindow,
 		"drop_min_effect": model.DefaultDropMinEffect, "regression_min_effect": model.DefaultRegressionMinEffect,
 		"collapse_ratio": model.DefaultCollapseRatio, "collapse_samples": model.DefaultCollapseSamples,
-		"stale_after": float64(model.DefaultStaleAfter),
+		"stale_after": float64(model.DefaultStaleAfter), "speculation_off_after": float64(model.DefaultSpecOffAfter),
 	} {
 		if got := num(key); got != def {
 			t.Errorf("model.%s = %v in deploy/specwatch.yaml, the model's default is %v", key, got, def)

@@ -103,6 +103,7 @@ var alertForKind = map[string]string{
 	"format_drift":         "SpecDecFormatDrift",
 	"rank_skew":            "SpecDecRankSkew",
 	"restart_regression":   "SpecDecRestartRegression",
+	"speculation_disabled": "SpecDecSpeculationDisabled",
 }
 
 const runbookURL = "https://github.com/specwatch/specwatch/blob/main/docs/runbook.md#"

@@ -19,6 +19,7 @@ const (
 	FormatDrift         = schema.FormatDrift
 	RankSkew            = schema.RankSkew
 	RestartRegression   = schema.RestartRegression
+	SpeculationDisabled = schema.SpeculationDisabled
 	NumAnomalyKinds     = schema.NumAnomalyKinds
 )
 

@@ -153,14 +153,14 @@ const fallThreshold = -0.105 // ln(0.9)
 func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 	var b strings.Builder
 	verdict := "healthy"
-	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, FormatDrift, Stale} {
+	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, SpeculationDisabled, FormatDrift, Stale} {
 		if !se.counts(k) {
 			continue
 		}
 		switch k {
 		case CommitLenStuck, MetricsInconsistent, ThroughputCollapse:
 			verdict = "anomalous"
-		case AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression:
+		case AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, SpeculationDisabled:
 			if verdict == "healthy" {
 				verdict = "degraded"
 			}

@@ -3,6 +3,7 @@ package model
 import (
 	"time"
 
+	"github.com/specwatch/specwatch/model/internal/events"
 	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/sample"
 )
@@ -33,62 +34,35 @@ func sources(f *fusion.Choice) *Sources {
 	return &Sources{Inputs: f.Inputs(), CommitLen: f.Commit.Name(), PerPosition: f.PerPosition.Name(), Step: f.Points.Name()}
 }
 
-// maxEvents bounds the events a series keeps (the latest ones).
-const maxEvents = 32
+// EventJSON is one event in a series' life that is not an anomaly (model/internal/events).
+type EventJSON = events.Event
 
-// EventJSON is one event in a series' life that is not an anomaly: "restart", an engine's
-// counters seen going back (it restarted, or its counters were cleared).
-type EventJSON struct {
-	Kind   string    `json:"kind"`
-	Time   time.Time `json:"time"`
-	Detail string    `json:"detail"`
-	src    sample.Source
-}
-
-// event records what an event sample says; restarts are the only events kept. A restart the
-// other source saw within restartQuiet is the same one (the log's start-up line, then the
-// counters at the next scrape), not a second.
+// event records a restart, or an engine's word on its speculation.
 func (se *Series) event(s *sample.Sample) {
-	if s.Event != sample.EventRestart {
-		return
+	if s.Event == sample.EventRestart {
+		se.events.Restart(s.Time, s.Source, restartQuiet)
 	}
-	if n := len(se.events); n > 0 {
-		last := &se.events[n-1]
-		if d := s.Time - last.Time.UnixNano(); last.src != s.Source && d < restartQuiet && d > -restartQuiet {
-			return
-		}
+	if v, ok := s.Get(sample.SpecSteps); ok && s.Event == sample.EventSpecPolicy {
+		se.drafting.Stated(v, s.Value(sample.AcceptedDrafts), s.Value(sample.SpecThreshold), s.Engine == sample.EngineTRTLLM)
 	}
-	if len(se.events) == maxEvents {
-		copy(se.events, se.events[1:])
-		se.events = se.events[:maxEvents-1]
-	}
-	detail := "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
-	if s.Source != sample.SourceMetrics {
-		detail = "the engine logged its start-up line: it (re)started"
-	}
-	se.events = append(se.events, EventJSON{Kind: "restart", Time: time.Unix(0, s.Time).UTC(), Detail: detail, src: s.Source})
-	se.restarts++
 }
 
 // fusionReport adds the per-position figures and advice, the events and the sources.
 func (se *Series) fusionReport(r *SeriesReport) {
 	se.positionReport(r)
-	r.Events = append([]EventJSON(nil), se.events...)
-	for i := range r.Events {
-		r.Events[i].src = 0 // the report says it in Detail, and equals its JSON round trip
-	}
+	r.Events = se.events.Report()
+	_, r.NotSpeculating = se.drafting.Off()
 	if se.fus.Saw(sample.SourceMetrics) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
-	if se.restarts > 0 {
+	if n, last, logged := se.events.Restarts(); n > 0 {
 		if r.Explanation != "" {
 			r.Explanation += " "
 		}
-		last := se.events[len(se.events)-1]
 		why := "its counters went back"
-		if last.src != sample.SourceMetrics {
+		if logged {
 			why = "it logged its start-up"
 		}
-		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (%s).", se.restarts, last.Time.Format(time.RFC3339), why)
+		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (%s).", n, last.Format(time.RFC3339), why)
 	}
 }

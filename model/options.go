@@ -83,6 +83,9 @@ type Options struct {
 	// (drafting it and verifying it): the per-position advice drops a position that adds
 	// fewer tokens per step than PositionCost × commit length (docs/report.md).
 	PositionCost float64
+	// SpecOffAfter: speculation off this long at a batch size the engine drafted at before
+	// raises speculation_disabled; it also spaces the speculation switch events.
+	SpecOffAfter time.Duration
 }
 
 // Defaults. The sequential-test parameters follow from the false-alarm budget written in
@@ -120,6 +123,7 @@ const (
 	DefaultDriftLines          = 100
 	DefaultDriftFraction       = 0.2
 	DefaultResidualDegraded    = 0.15
+	DefaultSpecOffAfter        = 10 * time.Minute
 )
 
 // DefaultForecastContexts answer "what will a 4k, 32k, 128k request get here?".
@@ -133,6 +137,7 @@ func (o *Options) setDefaults() {
 	defaults.Set(&o.ShortHalfLife, DefaultShortHalfLife)
 	defaults.Set(&o.LongHalfLife, DefaultLongHalfLife)
 	defaults.Set(&o.PositionCost, DefaultPositionCost)
+	defaults.Set(&o.SpecOffAfter, DefaultSpecOffAfter)
 	defaults.Set(&o.StuckSamples, DefaultStuckSamples)
 	defaults.Set(&o.StuckClear, DefaultStuckClear)
 	defaults.Set(&o.InconsistentSamples, DefaultInconsistentSamples)

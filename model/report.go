@@ -1,10 +1,6 @@
 package model
 
-import (
-	"time"
-
-	"github.com/specwatch/specwatch/model/schema"
-)
+import "github.com/specwatch/specwatch/model/schema"
 
 // The report's leaf types are model/schema's (docs/report.md), named here as the model's.
 type (
@@ -20,43 +16,10 @@ type (
 	PerPosition     = schema.PerPosition
 	PositionAdvice  = schema.PositionAdvice
 	Readiness       = schema.Readiness
+	Report          = schema.Report
+	SeriesReport    = schema.SeriesReport
 	Sources         = schema.Sources
 )
 
 // LabelNames are the labels that name a series, engine first, in the order reports show them.
 var LabelNames = schema.LabelNames
-
-// Report is the diagnosis of every series: the JSON of `specwatch analyze --format json` and of
-// /api/v1/report. Field names are public interface (docs/report.md): dashboards and scripts read them.
-type Report struct {
-	Input  InputCounts    `json:"input"`
-	Series []SeriesReport `json:"series"`
-}
-
-// SeriesReport is one series' diagnosis. Pointers mark parts that are absent until the series
-// has the data for them (a fit needs samples spanning some context).
-type SeriesReport struct {
-	Labels  Labels    `json:"labels"`
-	Samples int64     `json:"samples"`
-	First   time.Time `json:"first"`
-	Last    time.Time `json:"last"`
-	// ContextUnit is "tokens" (SGLang #token), or "kv_percent" for vLLM, which logs only the
-	// share of its KV cache in use.
-	ContextUnit string           `json:"context_unit"`
-	StepModel   *StepModel       `json:"step_model,omitempty"`
-	CommitLen   *CommitStats     `json:"commit_len,omitempty"`
-	TPS         *TPSStats        `json:"tps,omitempty"`
-	Forecast    []Forecast       `json:"forecast,omitempty"`
-	Attribution *AttributionJSON `json:"attribution,omitempty"`
-	Anomalies   []AnomalyJSON    `json:"anomalies"`
-	// Readiness lists the detectors that learn a baseline first: armed, or warming up.
-	Readiness []Readiness `json:"readiness,omitempty"`
-	// PerPosition is acceptance per draft position, where the engine states it (vLLM, llama.cpp).
-	PerPosition *PerPosition `json:"per_position,omitempty"`
-	// Events are the series' restarts (seen by the scrape source), with their time.
-	Events []EventJSON `json:"events,omitempty"`
-	// Sources says which input gave which figure: logs, the engine's /metrics, or both.
-	Sources     *Sources `json:"sources,omitempty"`
-	Verdict     string   `json:"verdict,omitempty"`
-	Explanation string   `json:"explanation,omitempty"`
-}

@@ -6,12 +6,14 @@ import (
 
 	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/internal/events"
 	"github.com/specwatch/specwatch/model/internal/fusion"
 	"github.com/specwatch/specwatch/model/internal/hysteresis"
 	"github.com/specwatch/specwatch/model/internal/idle"
 	"github.com/specwatch/specwatch/model/internal/logclock"
 	"github.com/specwatch/specwatch/model/internal/position"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/internal/specoff"
 	"github.com/specwatch/specwatch/model/internal/throughput"
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
 	"github.com/specwatch/specwatch/model/internal/window"
@@ -88,9 +90,9 @@ type Series struct {
 	pos      position.Acc  // acceptance per draft position (position.go)
 	posReq   bool          // pos holds per-request lists, which statistics lines never replace
 	drafts   position.DraftSize
-	events   []EventJSON // restarts seen by the scrape source
-	restarts int64
-	expiry   expiry // set by Tick (expire.go)
+	events   events.List     // restarts, speculation switched with the batch (fusion.go, specoff.go)
+	drafting specoff.Tracker // whether the engine drafts, per batch size (specoff.go)
+	expiry   expiry          // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -223,7 +225,14 @@ func (se *Series) decode(s *sample.Sample) {
 	}
 	se.checkConsistency(s, commit, hasCommit)
 	accepts := (hasCommit || s.Has(sample.AcceptRate)) && se.takeCommit(s)
-	if hasCommit && accepts {
+	off := se.notDrafting(s, commit, hasCommit)
+	if !hasRunning {
+		running = se.cur.running
+	}
+	if (accepts || s.Has(sample.SpecSteps)) && running > 0 {
+		se.specObserve(s.Time, running, !off)
+	}
+	if hasCommit && accepts && !off { // steps without drafts are no commit length
 		st := stuckTest{judge: !hasRunning || running > 0, running: running}
 		if !hasRunning {
 			st.running = se.cur.running // the latest decode point's

@@ -27,9 +27,13 @@ func (se *Series) vllmEngine(s *sample.Sample) {
 }
 
 // flushPending applies an unjoined engine line: without speculation each step commits one
-// token; a speculative service whose spec line was lost has no commit, so no step.
+// token. vLLM prints no SpecDecoding line for an interval without drafts (K = 0 for the batch
+// size, vllm/v1/spec_decode/metrics.py), so a speculative service's lone engine line is that.
 func (se *Series) flushPending() {
-	if e, ok := se.pending.Take(); ok && se.commitSrc != srcSpec {
+	if e, ok := se.pending.Take(); ok {
+		if se.commitSrc == srcSpec {
+			se.specObserve(e.T, e.Running, false)
+		}
 		se.engineStep(e, 1)
 	}
 }
@@ -61,6 +65,16 @@ func (se *Series) spec(s *sample.Sample) {
 		})
 	}
 	pe, joined := se.pending.Join(s.Source, s.Time)
+	if se.notDrafting(s, commit, hasCommit) { // the counters drafted nothing in the interval
+		se.specObserve(s.Time, se.cur.running, false)
+		if joined {
+			se.engineStep(pe, 1)
+		}
+		return
+	}
+	if accepts && (hasCommit || drafted > 0) {
+		se.specObserve(s.Time, se.cur.running, true)
+	}
 	// vLLM prints "Accepted: 0" with drafts > 0 when the drafter contributes nothing.
 	stuck := hasAcc && hasDr && drafted > 0 && accepted == 0
 	if hasCommit && accepts {

@@ -216,7 +216,7 @@ func leadWord(b []byte) uint8 {
 
 // endsWord tells whether a colon after c may end a marker word. Most colons end something else
 // (a clock time, a process tag), and this spares them a call.
-func endsWord(c byte) bool { return c == 'q' || c == 's' || c == 't' }
+func endsWord(c byte) bool { return c == 'q' || c == 's' || c == 't' || c == 'd' }
 
 // colonFamily names the family of the marker word that head, the text before a colon, ends with.
 func colonFamily(head []byte) uint8 {
@@ -239,6 +239,10 @@ func colonFamily(head []byte) uint8 {
 	case 't':
 		if bytes.HasSuffix(head, []byte("throughput")) {
 			return famEngine
+		}
+	case 'd': // the engines' word on their speculation (specpolicy.go)
+		if bytes.HasSuffix(head, []byte("spec params updated")) || bytes.HasSuffix(head, []byte("decoding disabled")) {
+			return famDrafter
 		}
 	}
 	return 0
@@ -319,6 +323,10 @@ var markers = [...]marker{
 	mark("DDTREE verify completed", 'T', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return verifyDone(b, s) }),
 	mark("[DFLASH accept]", 'F', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return dflashAccept(b, s) }),
 	mark("[DFLASH profile]", 'F', famDrafter, sample.EngineSGLang, (*Parser).dflashProfile),
+	// Speculation switched by the engine's policy (specpolicy.go); "updated:" and "disabled:"
+	// put them in the drafter family.
+	mark("Adaptive spec params updated:", 'A', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return adaptiveSteps(b, s) }),
+	mark("Speculative decoding disabled:", 'v', famDrafter, sample.EngineTRTLLM, func(_ *Parser, b []byte, s *Record) sample.Result { return specGate(b, s) }),
 	// Start-up lines: the engine (re)started, so restart_regression compares what follows with
 	// what came before (vllm/entrypoints/openai/api_server.py, sglang's launch_server,
 	// llama.cpp's tools/server/server.cpp).

@@ -31,6 +31,10 @@ const (
 	BlockSize                   // drafter block size (start-up)
 	TreeBudget                  // DDTree tree budget (start-up)
 	Steps                       // verify steps the sample covers (a llama.cpp request)
+	// SpecSteps is the draft length the engine says it runs now; 0 is a step without drafts
+	// (speculation off by policy: adaptive steps at 0, a batch above the schedule, a gate).
+	SpecSteps
+	SpecThreshold // the acceptance below which the engine turns speculation off (TensorRT-LLM)
 	numFields
 )
 
@@ -39,7 +43,7 @@ var fieldNames = [numFields]string{
 	"accepted_depth", "accepted_drafts", "accepted", "drafted", "emitted", "spec_tokens",
 	"accepted_tps", "drafted_tps", "gen_tps", "prompt_tps", "step_seconds", "graph",
 	"cached_tokens", "new_tokens", "new_seqs", "retracted", "block_size", "tree_budget",
-	"steps",
+	"steps", "spec_steps", "spec_threshold",
 }
 
 func (f Field) String() string {

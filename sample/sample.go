@@ -90,10 +90,13 @@ const (
 	// of its server and implementation (Stream): accepted and drafted tokens, per-position
 	// rates of the interval. Its first reading stays EventTotals.
 	EventStatsDelta
+	// EventSpecPolicy is an engine saying it changed its speculation (SGLang's adaptive steps,
+	// TensorRT-LLM's SpeculationGate): SpecSteps, and what it judged by.
+	EventSpecPolicy
 )
 
 var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart", "request", "part",
-	"stats_delta"}
+	"stats_delta", "spec_policy"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

@@ -56,6 +56,7 @@ func (r *rankSim) decodeStep() {
 	}
 	switch r.svc.Engine {
 	case SGLang:
+		r.adaptiveLine(t)
 		fill(r.emit(LineDecode, t, &e))
 		if r.svc.CustomStats {
 			fill(r.emit(LineCustom, t+30_000, &e))

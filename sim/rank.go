@@ -59,6 +59,7 @@ type rankSim struct {
 	prefixHit      float64
 	lastAt         int64
 	llama          llamaServer // llama.cpp: slots and counters
+	adaptiveOff    bool        // SGLang logged its adaptive steps at 0 (policy.go)
 
 	pending []record
 	head    int

@@ -86,16 +86,17 @@ type LineKind = enginelog.LineKind
 
 // Engine line kinds.
 const (
-	LineDecode  = enginelog.LineDecode
-	LinePrefill = enginelog.LinePrefill
-	LineRetract = enginelog.LineRetract
-	LineStartup = enginelog.LineStartup
-	LineProfile = enginelog.LineProfile
-	LineCustom  = enginelog.LineCustom
-	LineStats   = enginelog.LineStats
-	LineSpec    = enginelog.LineSpec
-	LineTiming  = enginelog.LineTiming
-	LineDraft   = enginelog.LineDraft
+	LineDecode   = enginelog.LineDecode
+	LinePrefill  = enginelog.LinePrefill
+	LineRetract  = enginelog.LineRetract
+	LineStartup  = enginelog.LineStartup
+	LineProfile  = enginelog.LineProfile
+	LineCustom   = enginelog.LineCustom
+	LineStats    = enginelog.LineStats
+	LineSpec     = enginelog.LineSpec
+	LineTiming   = enginelog.LineTiming
+	LineDraft    = enginelog.LineDraft
+	LineAdaptive = enginelog.LineAdaptive // SGLang adaptive speculation switching its steps
 	// llama.cpp's slot lines (launched, released, all idle), acc per pos and statistics.
 	LineSlot       = enginelog.LineSlot
 	LinePositions  = enginelog.LinePositions

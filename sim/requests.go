@@ -173,7 +173,7 @@ func (r *rankSim) contextTokens() int {
 // bent by the faults, with per-line noise, clamped to what a draft of DraftLen can commit.
 func (r *rankSim) commit(e *effects) float64 {
 	a := &r.svc.Acceptance
-	if a.DraftLen == 0 || e.stuck || len(r.running) == 0 {
+	if a.DraftLen == 0 || e.stuck || len(r.running) == 0 || r.specOff() {
 		return 1
 	}
 	m := 0.0

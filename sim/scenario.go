@@ -84,6 +84,8 @@ type Service struct {
 	// LlamaCpp is how a llama-server (Engine LlamaCpp) is started; its slots (-np) are
 	// Workload.Concurrency and its draft length (--spec-draft-n-max) Acceptance.DraftLen.
 	LlamaCpp LlamaCppOptions
+	// Policy is speculation the engine switches off on purpose (policy.go).
+	Policy SpecPolicy
 
 	Faults []Fault
 }

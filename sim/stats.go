@@ -60,6 +60,9 @@ func (r *rankSim) statsStep() {
 
 	drafts := int64(math.Round(steps * float64(running)))
 	k := r.svc.Acceptance.DraftLen
+	if r.specOff() {
+		k = 0 // no drafts: vLLM prints no SpecDecoding line for the interval
+	}
 	var pos [enginelog.MaxPositions]int32
 	accepted := int64(0)
 	if k > 0 && drafts > 0 {

@@ -98,6 +98,7 @@ func samples(p *prev, t int64, cur *reading, engine sample.Engine, fill func(*sa
 		counts = &spec
 	}
 	gauge(counts, slotAcceptRate, sample.AcceptRate)
+	gauge(counts, slotSpecSteps, sample.SpecSteps)
 	_, verifies := cur.get(slotVerifyCalls)
 	if !verifies { // SGLang's counters, when it has them, replace its most-recent gauge
 		gauge(counts, slotCommit, sample.Commit)
@@ -134,6 +135,9 @@ func intervalCounts(a, b *reading, secs float64, dec, counts *sample.Sample) {
 	drafted, hasDr := delta(a, b, slotDraftTokens)
 	drafts, hasDrafts := delta(a, b, slotDrafts)
 	emitted, hasEm := delta(a, b, slotEmitted)
+	if gen, ok := delta(a, b, slotGenTokens); ok && gen > 0 && hasDr && drafted == 0 {
+		counts.Set(sample.SpecSteps, 0) // tokens without drafts: speculation off by policy
+	}
 	if hasAcc && hasDr && drafted > 0 {
 		counts.Set(sample.Accepted, acc)
 		counts.Set(sample.Drafted, drafted)

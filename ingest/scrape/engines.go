@@ -28,6 +28,7 @@ const (
 	slotVerifyCalls              // counter: verify steps, added when a request finishes (SGLang)
 	slotReqGenTokens             // counter: generated tokens, added when a request finishes (SGLang)
 	slotGenSeconds               // counter: seconds spent generating, added when a request finishes (llama.cpp)
+	slotSpecSteps                // gauge: draft steps in use now, 0 when adaptive speculation is off (SGLang)
 	numSlots
 )
 
@@ -95,6 +96,9 @@ var metrics = map[string]metric{
 	"sglang:num_queue_reqs":     {sample.EngineSGLang, slotQueue},
 	"sglang:token_usage":        {sample.EngineSGLang, slotTokenUsage},
 	"sglang:gen_throughput":     {sample.EngineSGLang, slotGenTPS},
+	// The speculative_num_steps in use, which --speculative-adaptive moves (0: no drafts;
+	// python/sglang/srt/speculative/adaptive_spec_params.py).
+	"sglang:spec_num_steps": {sample.EngineSGLang, slotSpecSteps},
 	// Counters that SGLang adds to only when a request finishes (observe_one_finished_request):
 	// the verify steps and the tokens of the finished requests. Their ratio over an interval in
 	// which requests finished is the commit length of those requests (counters.go).

@@ -14,18 +14,19 @@ const (
 	FormatDrift
 	RankSkew
 	RestartRegression
+	SpeculationDisabled
 	NumAnomalyKinds
 )
 
 var anomalyNames = [NumAnomalyKinds]string{"commit_len_stuck", "metrics_inconsistent", "acceptance_drop",
-	"step_time_regression", "throughput_collapse", "stale", "format_drift", "rank_skew", "restart_regression"}
+	"step_time_regression", "throughput_collapse", "stale", "format_drift", "rank_skew", "restart_regression", "speculation_disabled"}
 
 // Severities: critical only where speculation itself is broken — a drafter that contributes
 // nothing, or engine figures that contradict each other (every number built on them is wrong).
 // A slowdown, however deep, is a warning: the service still serves, and a page at night for
 // throughput that context or text explains is the false alarm operators learn to ignore.
 var anomalySeverity = [NumAnomalyKinds]string{"critical", "critical", "warning", "warning", "warning", "warning", "warning",
-	"warning", "warning"}
+	"warning", "warning", "warning"}
 
 func (k AnomalyKind) String() string {
 	if k < NumAnomalyKinds {

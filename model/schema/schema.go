@@ -174,12 +174,3 @@ type Readiness struct {
 	ArmedAt      *time.Time `json:"armed_at,omitempty"`
 	NeedsSamples int        `json:"needs_samples,omitempty"`
 }
-
-// Sources says where a series' figures came from: "logs" or "metrics" (the engine's own
-// /metrics); a figure no source gave is empty. Reported for series the scrape source fed.
-type Sources struct {
-	Inputs      []string `json:"inputs"`
-	CommitLen   string   `json:"commit_len,omitempty"`
-	PerPosition string   `json:"per_position,omitempty"`
-	Step        string   `json:"step,omitempty"` // step time and context
-}

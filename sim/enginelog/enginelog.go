@@ -27,6 +27,9 @@ type Record struct {
 	Step, Commit, TPS   float64 // step seconds, mean commit length, generation tokens/s
 	Depth               float64 // accepted depth written; differs from Commit−1 only under a fault
 	Iter                int64   // decode step counter
+	// SGLang's adaptive speculation: the draft steps before and after a switch (Depth is its
+	// ema_accept_len then).
+	StepsFrom, Steps int
 
 	NewSeq, NewTok, Cached int     // SGLang prefill: admitted requests, new and cached tokens (llama.cpp: cached)
 	InputTPS, PromptTPS    float64 // prefill and prompt throughput, tokens/s
@@ -97,6 +100,8 @@ func (w *Writer) AppendLine(b []byte, t time.Time, rec *Record) []byte {
 			return w.appendStartup(b, rec)
 		case LineProfile:
 			return w.appendProfile(b, rec)
+		case LineAdaptive:
+			return w.appendAdaptive(b, rec)
 		}
 		return w.appendCustom(b, rec)
 	case VLLM:

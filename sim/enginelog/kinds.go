@@ -128,11 +128,12 @@ const (
 	LineSlot                           // llama.cpp slot launched (Sub 0), released (1), all idle (2)
 	LinePositions                      // llama.cpp "acc per pos = (…)" (-lv 4)
 	LineStatistics                     // llama.cpp common_speculative "statistics" totals (-lv 4)
+	LineAdaptive                       // SGLang "Adaptive spec params updated: steps A -> B"
 	numLineKinds
 )
 
 var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
-	"custom", "stats", "spec", "timing", "draft", "slot", "positions", "statistics"}
+	"custom", "stats", "spec", "timing", "draft", "slot", "positions", "statistics", "adaptive"}
 
 func (k LineKind) String() string {
 	if k == 0 || k >= numLineKinds {

@@ -14,6 +14,7 @@ const (
 	ModScheduler = "sglang.srt.managers.scheduler"
 	modDDTree    = "sglang.srt.speculative.ddtree_worker"
 	modDFlash    = "sglang.srt.speculative.dflash_worker"
+	modAdaptive  = "sglang.srt.speculative.adaptive_spec_params"
 )
 
 // AppendSGLangPrefix writes SGLang's logger prefix for the rank.
@@ -63,8 +64,22 @@ func sglangModule(k LineKind) string {
 		return modDFlash
 	case LineRetract:
 		return ModScheduler
+	case LineAdaptive:
+		return modAdaptive
 	}
 	return modMetrics
+}
+
+// appendAdaptive writes SGLang's switch of its adaptive draft steps
+// (python/sglang/srt/speculative/adaptive_spec_params.py, _apply_target_steps).
+func (w *Writer) appendAdaptive(b []byte, rec *Record) []byte {
+	b = append(b, "Adaptive spec params updated: steps "...)
+	b = appendtext.Int(b, int64(rec.StepsFrom))
+	b = append(b, " -> "...)
+	b = appendtext.Int(b, int64(rec.Steps))
+	b = append(b, " (ema_accept_len="...)
+	b = appendtext.Fixed(b, rec.Depth, 2)
+	return append(b, ')')
 }
 
 // appendDecode writes a Decode batch line in the service's style.

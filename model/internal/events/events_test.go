@@ -1,0 +1,31 @@
+package events
+
+import (
+	"testing"
+	"time"
+
+	"github.com/specwatch/specwatch/sample"
+)
+
+// A restart seen by the log and then by the counters within quiet is one; speculation
+// switches between them do not split it; the list keeps the latest Max.
+func TestRestartsAndSwitches(t *testing.T) {
+	var l List
+	const quiet = int64(time.Minute)
+	l.Restart(0, sample.SourceLog, quiet)
+	l.Add("speculation", int64(time.Second), "off")
+	l.Restart(int64(10*time.Second), sample.SourceMetrics, quiet)
+	if n, _, logged := l.Restarts(); n != 1 || !logged {
+		t.Errorf("%d restarts (logged %v), want the one the log saw", n, logged)
+	}
+	for i := range Max {
+		l.Add("speculation", int64(i+2)*int64(time.Minute), "on")
+	}
+	r := l.Report()
+	if len(r) != Max || r[0].Detail != "on" {
+		t.Errorf("%d events, first %+v", len(r), r[0])
+	}
+	if n, last, _ := l.Restarts(); n != 1 || !last.Equal(time.Unix(0, 0).UTC()) {
+		t.Errorf("restarts %d at %v after the list rolled over", n, last)
+	}
+}
