@@ -66,30 +66,32 @@ func disturbance(rs []Truth, fit form) (mape float64, worst Truth, ok bool) {
 // quiet returns a run whose step times the machine left alone, by the engine's own account in
 // the run's form: r, or, when a neighbour disturbed it, a fresh engine running again (at most
 // twice). The step model's tok/s is judged on that run; the other tests keep the capture's. If
-// every run was disturbed it returns the last with quiet false.
-func (c *Capture) quiet(t *testing.T, r *Run, fit form, again func(n int) *Run) (_ *Run, quiet bool) {
+// every run was disturbed it returns the last with quiet false. d is the run's disturbance.
+func (c *Capture) quiet(t *testing.T, r *Run, fit form, again func(n int) *Run) (_ *Run, quiet bool, d float64) {
 	t.Helper()
 	name := r.Name
 	for n := 1; ; n++ {
-		d, at, ok := disturbance(r.Truth, fit)
+		var at Truth
+		var ok bool
+		d, at, ok = disturbance(r.Truth, fit)
 		if !ok {
 			t.Logf("%s: the requests that ran alone cannot be fitted in the run's form: not judged", r.Name)
-			return r, false
+			return r, false, d
 		}
 		t.Logf("%s: the form through the other requests' steps predicts each one's tok/s within %.1f %% on average (worst: %s)", r.Name, 100*d, at)
 		if d <= maxDisturbance {
-			return r, true
+			return r, true, d
 		}
 		if n > 2 {
 			t.Logf("the machine disturbed the engine in %d %s runs (the engine's own form missed its tok/s by %.1f %% on average)", n, name, 100*d)
-			return r, false
+			return r, false, d
 		}
 		r = again(n)
 	}
 }
 
 // quietDraft is quiet for the draft run, rerunning its sequential requests.
-func (c *Capture) quietDraft(t *testing.T) (*Run, bool) {
+func (c *Capture) quietDraft(t *testing.T) (*Run, bool, float64) {
 	return c.quiet(t, c.Draft, line, func(n int) *Run {
 		return c.engine(t, fmt.Sprintf("draft-again-%d", n), draftOptions, func(s *Server) []Truth {
 			return draftSequential(t, s, NewText(readCorpus(t, c.Env), 7))
@@ -98,7 +100,7 @@ func (c *Capture) quietDraft(t *testing.T) (*Run, bool) {
 }
 
 // quietNgram is quiet for the n-gram run.
-func (c *Capture) quietNgram(t *testing.T) (*Run, bool) {
+func (c *Capture) quietNgram(t *testing.T) (*Run, bool, float64) {
 	return c.quiet(t, c.Ngram, width, func(n int) *Run {
 		return c.engine(t, fmt.Sprintf("ngram-again-%d", n), ngramOptions, func(s *Server) []Truth {
 			return ngramRequests(t, s, NewText(readCorpus(t, c.Env), 7))
