@@ -146,15 +146,19 @@ type ModelConfig struct {
 	ForecastContexts    []int         `yaml:"forecast_contexts"`
 	// Warmup and ExpireAfter are the exceptions to "zero keeps the default": Default sets them,
 	// and 0 disables them.
-	Warmup       time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
-	ExpireAfter  time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
-	PositionCost float64       `yaml:"position_cost"`
+	Warmup      time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
+	ExpireAfter time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
+	// SnapshotEvery is how often run saves the model beside the positions (and when it stops),
+	// to continue from on the next start (docs/restart.md); 0 saves none.
+	SnapshotEvery time.Duration `yaml:"snapshot_every"`
+	PositionCost  float64       `yaml:"position_cost"`
 }
 
 // Defaults of the model keys that 0 disables.
 const (
-	DefaultWarmup      = 3 * time.Hour
-	DefaultExpireAfter = 10 * time.Minute
+	DefaultWarmup        = 3 * time.Hour
+	DefaultExpireAfter   = 10 * time.Minute
+	DefaultSnapshotEvery = time.Minute
 	// MaxWarmup bounds what a restart replays (docs/restart.md says what a restart costs).
 	MaxWarmup = 24 * time.Hour
 )
@@ -168,7 +172,7 @@ func Default() Config {
 		Push:       PushConfig{Interval: 15 * time.Second},
 		Log:        LogConfig{Level: "info", Format: "auto"},
 		Timezone:   "Local",
-		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter},
+		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter, SnapshotEvery: DefaultSnapshotEvery},
 		Docker:     PresetConfig{Root: DefaultDockerRoot},
 		Kubernetes: KubernetesConfig{PresetConfig: PresetConfig{Root: DefaultKubernetesRoot}, Refresh: 30 * time.Second},
 	}
@@ -293,6 +297,9 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	if m.ExpireAfter < 0 {
 		bad("model.expire_after", "%s: must not be negative (0: never)", m.ExpireAfter)
+	}
+	if m.SnapshotEvery < 0 || m.SnapshotEvery > 0 && m.SnapshotEvery < time.Second {
+		bad("model.snapshot_every", "%s: want 0 (off) or at least 1s", m.SnapshotEvery)
 	}
 	for i, c := range m.ForecastContexts {
 		if c <= 0 || c > 10_000_000 {

@@ -226,5 +226,10 @@ func (d *Daemon) Serve(ctx context.Context, feed func(ctx context.Context) error
 // Pipeline builds a feed loop on the daemon's model: the parser in use (Reload replaces it),
 // loc for timestamps written without a zone, year for those written without one.
 func (d *Daemon) Pipeline(loc *time.Location, year int) *pipeline.Pipeline {
-	return pipeline.New(d.state, pipeline.Options{Parser: &d.parser, Location: loc, Year: year, Steps: d.metrics, Log: d.log})
+	return d.pipeline(loc, year, nil, 0)
+}
+
+func (d *Daemon) pipeline(loc *time.Location, year int, snaps pipeline.Snapshotter, every time.Duration) *pipeline.Pipeline {
+	return pipeline.New(d.state, pipeline.Options{Parser: &d.parser, Location: loc, Year: year, Steps: d.metrics, Log: d.log,
+		Snapshots: snaps, SnapshotEvery: every})
 }

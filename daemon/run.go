@@ -8,13 +8,15 @@ import (
 
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/ingest"
+	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/ingest/journal"
 	"github.com/specwatch/specwatch/pipeline"
 )
 
-// Run serves (Serve) with the configured sources as the feed: the warm restart from the
-// journal window before the saved cursor, then the scrapes, the files and the journal, each
-// entry exactly once, until ctx ends. The daemon must have been made with Follow.
+// Run serves (Serve) with the configured sources as the feed: the model saved at the last stop
+// (or else the warm restart from the journal window before the saved cursor), then the scrapes,
+// the files and the journal, each entry exactly once, until ctx ends, when the model is saved
+// beside the positions. The daemon must have been made with Follow.
 func (d *Daemon) Run(ctx context.Context) error {
 	cfg, log := d.o.Config, d.log
 	loc, err := time.LoadLocation(cfg.Timezone)
@@ -30,16 +32,31 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	return d.Serve(ctx, func(ctx context.Context) error {
+		// A model saved at a clean stop is restored, as of the positions the sources resume
+		// from; without one, the journal's window is replayed.
+		var positions []string
+		if cfg.ReadsJournal() {
+			positions = append(positions, journal.CursorFile)
+		}
+		if len(cfg.FileGlobs()) > 0 {
+			positions = append(positions, file.PositionsFile)
+		}
+		every := cfg.Model.SnapshotEvery
+		restored := every > 0 && restoreSnapshot(cfg.StateDir, positions, d.state, log)
 		opts := journal.Options{
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Containers: cfg.Journal.Containers,
 			Start:      journal.AfterCursor(d.cursor, journal.Since(since)), Backend: backend,
 			Warn: func(msg string) { log.Warn().Msg(msg) },
 		}
-		p := d.Pipeline(loc, time.Now().Year())
-		// The warm-up replays the journal: with files alone there is none to replay (files are
-		// not replayed yet: docs/files.md).
-		if cfg.ReadsJournal() {
+		var snaps pipeline.Snapshotter
+		if every > 0 {
+			s := startSnapshots(cfg.StateDir, positions, log)
+			defer s.stop()
+			snaps = s
+		}
+		p := d.pipeline(loc, time.Now().Year(), snaps, every)
+		if cfg.ReadsJournal() && !restored {
 			if err := warm(ctx, p, opts, d.cursor, cfg.Model.Warmup, log); err != nil {
 				return err
 			}

@@ -68,3 +68,48 @@ func BenchmarkSetLookup(b *testing.B) {
 		i++
 	}
 }
+
+// stateOf256 is a Set of 256 series, each fed a day of a busy SGLang rank (the same samples
+// under 256 hosts): every ring, fit and detector full.
+func stateOf256(b *testing.B) *Set {
+	samples := samplesOf(b, steady(1, 24*time.Hour))
+	set := NewSet(Options{})
+	hosts := make([][]byte, 256)
+	for i := range hosts {
+		hosts[i] = []byte("gpu" + string(rune('A'+i/26%26)) + string(rune('a'+i%26)) + string(rune('0'+i/676)))
+	}
+	for i := range samples {
+		for _, h := range hosts {
+			samples[i].Host = h
+			set.Observe(&samples[i])
+		}
+	}
+	if set.Len() != 256 {
+		b.Fatalf("%d series", set.Len())
+	}
+	return set
+}
+
+// BenchmarkStateSave is what the daemon's feed loop spends on a snapshot of 256 full series
+// (the file is written on another goroutine).
+func BenchmarkStateSave(b *testing.B) {
+	set := stateOf256(b)
+	buf := set.AppendState(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = set.AppendState(buf[:0])
+	}
+	b.ReportMetric(float64(len(buf)), "bytes")
+}
+
+// BenchmarkStateLoad is a restart's load of that snapshot.
+func BenchmarkStateLoad(b *testing.B) {
+	saved := stateOf256(b).AppendState(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := NewSet(Options{}).LoadState(saved); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(saved)), "bytes")
+}

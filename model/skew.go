@@ -34,18 +34,24 @@ const (
 
 // joinGroup puts a new series among the ranks of its engine process.
 func (m *Set) joinGroup(se *Series) {
+	g := m.group(se)
+	g.members = append(g.members, se)
+	se.peer = peerState{group: g, judge: peers.NewJudge(peers.Options{}), accept: estimate.NewEWMA(skewHalfLife)}
+}
+
+// group is the group of se's engine process (host, unit, engine, container: its key but the rank).
+func (m *Set) group(se *Series) *peerGroup {
 	if m.groups == nil {
 		m.groups = make(map[string]*peerGroup)
 	}
-	l := se.labels // the series key but the rank: host, unit, engine, container
+	l := se.labels
 	k := strings.Join([]string{l.Host, l.Unit, l.Engine, l.Container, l.Namespace, l.Pod}, "\x00")
 	g := m.groups[k]
 	if g == nil {
 		g = &peerGroup{}
 		m.groups[k] = g
 	}
-	g.members = append(g.members, se)
-	se.peer = peerState{group: g, judge: peers.NewJudge(peers.Options{}), accept: estimate.NewEWMA(skewHalfLife)}
+	return g
 }
 
 // profile is the series as its peers see it at t.

@@ -29,6 +29,14 @@ type CursorSink interface {
 	Flush() error
 }
 
+// Snapshotter keeps the model's state beside the inputs' positions, so that a restart continues
+// from it (daemon/snapshot.go). Save is called on the feed loop right after every input's
+// positions were saved, with the model's state as of those positions, which it owns from then
+// on; it must not block the loop, but may when final (the loop is ending).
+type Snapshotter interface {
+	Save(state []byte, final bool)
+}
+
 // tickEvery paces live-only housekeeping (stale detection).
 const tickEvery = 10 * time.Second
 
@@ -52,7 +60,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	idle := make([]bool, len(inputs)) // caught up (or ended) since its last entry
 	live := len(inputs)
 	failures := make([]int64, len(inputs))
-	var lastFlush, lastTick time.Time
+	var lastFlush, lastTick, lastSnap time.Time
 	var err error
 	for live > 0 && err == nil {
 		var held *delivery
@@ -92,7 +100,10 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
 		// write nothing when nothing changed.
 		if now.Sub(lastFlush) >= time.Second {
-			p.flush(inputs, failures)
+			if p.flush(inputs, failures) && now.Sub(lastSnap) >= p.snapEvery {
+				p.snapshot(false)
+				lastSnap = now
+			}
 			lastFlush = now
 		}
 		if now.Sub(lastTick) >= tickEvery {
@@ -104,8 +115,20 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 			f.ack(*held)
 		}
 	}
-	p.flush(inputs, failures)
+	if p.flush(inputs, failures) {
+		p.snapshot(true)
+	}
 	return err
+}
+
+// snapshot hands the model's state to the Snapshotter; only after a flush that saved every
+// position: a state ahead of a position on disk would apply its entries twice after a restart.
+func (p *Pipeline) snapshot(final bool) {
+	if p.snaps != nil {
+		b := p.state.AppendModel(make([]byte, 0, p.snapSize))
+		p.snapSize = len(b)
+		p.snaps.Save(b, final)
+	}
 }
 
 func all(b []bool) bool {
@@ -117,15 +140,17 @@ func all(b []bool) bool {
 	return true
 }
 
-// flush saves the inputs' positions; a failure (read-only or full state directory) is logged
-// and retried at the next flush, never fatal: losing a position costs re-reading, not
-// correctness.
-func (p *Pipeline) flush(inputs []Input, failures []int64) {
+// flush saves the inputs' positions and reports whether every one was saved; a failure
+// (read-only or full state directory) is logged and retried at the next flush, never fatal:
+// losing a position costs re-reading, not correctness.
+func (p *Pipeline) flush(inputs []Input, failures []int64) bool {
+	ok := true
 	for i, in := range inputs {
 		if in.Cursor == nil {
 			continue
 		}
 		if err := in.Cursor.Flush(); err != nil {
+			ok = false
 			failures[i]++
 			if in.CountFailures {
 				p.state.mu.Lock()
@@ -142,6 +167,7 @@ func (p *Pipeline) flush(inputs []Input, failures []int64) {
 			failures[i] = 0
 		}
 	}
+	return ok
 }
 
 // atTail records that the readers have nothing more right now: the figures describe the present.

@@ -41,6 +41,10 @@ type Options struct {
 	Log zerolog.Logger
 	// Now is the live loop's clock; nil means time.Now.
 	Now func() time.Time
+	// Snapshots, if set, keeps the model's state beside the inputs' positions (Follow), every
+	// SnapshotEvery (zero: every minute) and when Follow ends.
+	Snapshots     Snapshotter
+	SnapshotEvery time.Duration
 }
 
 // Pipeline applies entries to one State. It is used by one goroutine at a time.
@@ -54,6 +58,9 @@ type Pipeline struct {
 	log          zerolog.Logger
 	now          func() time.Time
 	realClock    bool // Options.Now was nil: Follow's housekeeping also runs on a ticker
+	snaps        Snapshotter
+	snapEvery    time.Duration
+	snapSize     int // the last state's, to size the next one's buffer
 
 	entry   ingest.Entry
 	rec     parse.Record
@@ -72,7 +79,11 @@ type Pipeline struct {
 
 // New builds a pipeline on state.
 func New(state *State, o Options) *Pipeline {
-	p := &Pipeline{state: state, parser: o.Parser, loc: o.Location, steps: o.Steps, log: o.Log, now: o.Now}
+	p := &Pipeline{state: state, parser: o.Parser, loc: o.Location, steps: o.Steps, log: o.Log, now: o.Now,
+		snaps: o.Snapshots, snapEvery: o.SnapshotEvery}
+	if p.snapEvery <= 0 {
+		p.snapEvery = time.Minute
+	}
 	if p.parser == nil {
 		p.parser = new(atomic.Pointer[parse.Parser])
 		p.parser.Store(parse.NewParser(parse.Options{}))

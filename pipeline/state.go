@@ -47,6 +47,27 @@ func NewState(o StateOptions) *State {
 	return &State{set: model.NewSet(o.Model), live: o.Live, liveModel: o.Model.Live, now: now}
 }
 
+// AppendModel appends the model's saved state (model.Set.AppendState) to dst.
+func (s *State) AppendModel(dst []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set.AppendState(dst)
+}
+
+// LoadModel makes the empty model the one a saved state holds (model.Set.LoadState).
+func (s *State) LoadModel(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set.LoadState(b)
+}
+
+// ResetModel empties the model.
+func (s *State) ResetModel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.set.Reset()
+}
+
 // Snapshot appends a copy of every series to dst[:0].
 func (s *State) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
 	s.mu.Lock()

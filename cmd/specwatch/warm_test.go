@@ -116,9 +116,10 @@ func firstRaise(r model.Report) time.Time {
 	return time.Time{}
 }
 
-// Issue 19: a drift read live in two halves with a clean restart between is raised no later
-// than 10 min (log time) after the same drift read without one, because the restarted daemon
-// rebuilds its model from the journal before its cursor (model.warmup, 3h by default); every
+// Issue 19: a drift read live in two halves with a restart between is raised no later than
+// 10 min (log time) after the same drift read without one, because a daemon with no usable
+// model snapshot (here: none saved, model.snapshot_every 0s, as after a crash) rebuilds its
+// model from the journal before its cursor (model.warmup, 3h by default); every
 // line is counted exactly once across the restart (lines, samples, step observations); and the
 // restarted daemon serves the rebuilt series before any new line arrives.
 func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
@@ -139,10 +140,15 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 		t.Fatalf("the uninterrupted daemon raised acceptance_drop at %v; the test wants it raised after the restart at %v", want, cut)
 	}
 
-	// Interrupted: the first half, a clean stop (SIGTERM), a restart, then the second half.
+	// Interrupted: the first half, a stop (SIGTERM) that saves no model, a restart, then the
+	// second half.
 	dir, state := t.TempDir(), t.TempDir()
+	noSnap := filepath.Join(t.TempDir(), "specwatch.yaml")
+	if err := os.WriteFile(noSnap, []byte("model:\n  snapshot_every: 0s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	buildJournal(t, dir, "a.journal", entries[:half])
-	d1 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--journal.since", "2000-01-01")
+	d1 := startRun(t, "--config.file", noSnap, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state, "--journal.since", "2000-01-01")
 	eventually(t, "the first daemon caught up", func() bool { return ready(d1.url("/-/ready")) })
 	first := d1.counts(t)
 	d1.cmd.Process.Signal(syscall.SIGTERM)
@@ -153,7 +159,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	if c, err := os.ReadFile(filepath.Join(state, "journal.cursor")); err != nil || os.WriteFile(filepath.Join(cold, "journal.cursor"), c, 0o600) != nil {
 		t.Fatalf("copying the cursor: %v", err)
 	}
-	d2 := startRun(t, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state)
+	d2 := startRun(t, "--config.file", noSnap, "--journal.directory", dir, "--journal.unit", unit, "--state.directory", state)
 	eventually(t, "the restarted daemon ready", func() bool { return ready(d2.url("/-/ready")) })
 	// Before any new line: the series is there, rebuilt, and nothing was counted.
 	body := get(d2.url("/metrics"))
