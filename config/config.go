@@ -148,17 +148,16 @@ type ModelConfig struct {
 	// and 0 disables them.
 	Warmup      time.Duration `yaml:"warmup"`       // window rebuilt on a restart (docs/restart.md)
 	ExpireAfter time.Duration `yaml:"expire_after"` // a silent series' gauges leave /metrics
-	// SnapshotEvery is how often run saves the model beside the positions (and when it stops),
-	// to continue from on the next start (docs/restart.md); 0 saves none.
-	SnapshotEvery time.Duration `yaml:"snapshot_every"`
-	PositionCost  float64       `yaml:"position_cost"`
+	// Snapshot: run saves the model beside the positions when it stops, and the next start
+	// continues from it (docs/restart.md). Default true.
+	Snapshot     bool    `yaml:"snapshot"`
+	PositionCost float64 `yaml:"position_cost"`
 }
 
 // Defaults of the model keys that 0 disables.
 const (
-	DefaultWarmup        = 3 * time.Hour
-	DefaultExpireAfter   = 10 * time.Minute
-	DefaultSnapshotEvery = time.Minute
+	DefaultWarmup      = 3 * time.Hour
+	DefaultExpireAfter = 10 * time.Minute
 	// MaxWarmup bounds what a restart replays (docs/restart.md says what a restart costs).
 	MaxWarmup = 24 * time.Hour
 )
@@ -172,7 +171,7 @@ func Default() Config {
 		Push:       PushConfig{Interval: 15 * time.Second},
 		Log:        LogConfig{Level: "info", Format: "auto"},
 		Timezone:   "Local",
-		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter, SnapshotEvery: DefaultSnapshotEvery},
+		Model:      ModelConfig{Warmup: DefaultWarmup, ExpireAfter: DefaultExpireAfter, Snapshot: true},
 		Docker:     PresetConfig{Root: DefaultDockerRoot},
 		Kubernetes: KubernetesConfig{PresetConfig: PresetConfig{Root: DefaultKubernetesRoot}, Refresh: 30 * time.Second},
 	}
@@ -297,9 +296,6 @@ func (m *ModelConfig) validate(bad func(key, format string, args ...any)) {
 	}
 	if m.ExpireAfter < 0 {
 		bad("model.expire_after", "%s: must not be negative (0: never)", m.ExpireAfter)
-	}
-	if m.SnapshotEvery < 0 || m.SnapshotEvery > 0 && m.SnapshotEvery < time.Second {
-		bad("model.snapshot_every", "%s: want 0 (off) or at least 1s", m.SnapshotEvery)
 	}
 	for i, c := range m.ForecastContexts {
 		if c <= 0 || c > 10_000_000 {

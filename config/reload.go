@@ -49,8 +49,8 @@ func RestartKeys(old, cur Config) []string {
 	if old.Model.Warmup != cur.Model.Warmup {
 		keys = append(keys, "model.warmup") // read only when the daemon starts
 	}
-	if old.Model.SnapshotEvery != cur.Model.SnapshotEvery {
-		keys = append(keys, "model.snapshot_every")
+	if old.Model.Snapshot != cur.Model.Snapshot {
+		keys = append(keys, "model.snapshot")
 	}
 	return keys
 }

@@ -226,10 +226,10 @@ func (d *Daemon) Serve(ctx context.Context, feed func(ctx context.Context) error
 // Pipeline builds a feed loop on the daemon's model: the parser in use (Reload replaces it),
 // loc for timestamps written without a zone, year for those written without one.
 func (d *Daemon) Pipeline(loc *time.Location, year int) *pipeline.Pipeline {
-	return d.pipeline(loc, year, nil, 0)
+	return d.pipeline(loc, year, nil)
 }
 
-func (d *Daemon) pipeline(loc *time.Location, year int, snaps pipeline.Snapshotter, every time.Duration) *pipeline.Pipeline {
+func (d *Daemon) pipeline(loc *time.Location, year int, snaps pipeline.Snapshotter) *pipeline.Pipeline {
 	return pipeline.New(d.state, pipeline.Options{Parser: &d.parser, Location: loc, Year: year, Steps: d.metrics, Log: d.log,
-		Snapshots: snaps, SnapshotEvery: every})
+		Snapshots: snaps})
 }

@@ -41,8 +41,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if len(cfg.FileGlobs()) > 0 {
 			positions = append(positions, file.PositionsFile)
 		}
-		every := cfg.Model.SnapshotEvery
-		restored := every > 0 && restoreSnapshot(cfg.StateDir, positions, d.state, log)
+		restored := cfg.Model.Snapshot && restoreSnapshot(cfg.StateDir, positions, d.state, log)
 		opts := journal.Options{
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Containers: cfg.Journal.Containers,
@@ -50,12 +49,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 			Warn: func(msg string) { log.Warn().Msg(msg) },
 		}
 		var snaps pipeline.Snapshotter
-		if every > 0 {
-			s := startSnapshots(cfg.StateDir, positions, log)
-			defer s.stop()
-			snaps = s
+		if cfg.Model.Snapshot {
+			snaps = &snapshots{dir: cfg.StateDir, positions: positions, log: log}
 		}
-		p := d.pipeline(loc, time.Now().Year(), snaps, every)
+		p := d.pipeline(loc, time.Now().Year(), snaps)
 		if cfg.ReadsJournal() && !restored {
 			if err := warm(ctx, p, opts, d.cursor, cfg.Model.Warmup, log); err != nil {
 				return err

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -35,17 +34,12 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// snapshots writes the model's state beside the sources' position files (pipeline.Snapshotter):
-// the feed loop hands each state over and goes on; one goroutine compresses and writes it. A
-// state that arrives while the previous one is being written is skipped, never queued.
+// snapshots writes the model's state beside the sources' position files when the feed loop
+// ends (pipeline.Snapshotter).
 type snapshots struct {
-	path      string
 	dir       string
 	positions []string // the position files' names in dir
 	log       zerolog.Logger
-	jobs      chan snapshot
-	done      chan struct{}
-	once      sync.Once
 }
 
 type snapshot struct {
@@ -59,38 +53,21 @@ type positionFile struct {
 	data    []byte
 }
 
-func startSnapshots(dir string, positions []string, log zerolog.Logger) *snapshots {
-	s := &snapshots{path: filepath.Join(dir, ModelFile), dir: dir, positions: positions, log: log,
-		jobs: make(chan snapshot), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for j := range s.jobs {
-			s.write(j)
-		}
-	}()
-	return s
-}
-
 // Save is pipeline.Snapshotter's: the position files are read now, as the feed loop has just
 // written them for this state.
-func (s *snapshots) Save(state []byte, final bool) {
-	j := snapshot{state: state, files: s.readPositions()}
-	if final {
-		s.stop()
-		s.write(j)
+func (s *snapshots) Save(state []byte) {
+	start := time.Now()
+	b, err := encodeSnapshot(snapshot{state: state, files: s.readPositions()})
+	path := filepath.Join(s.dir, ModelFile)
+	if err == nil {
+		err = atomicfile.Write(path, b, 0o600)
+	}
+	if err != nil {
+		s.log.Warn().Err(err).Msg("cannot save the model; the next start will replay the journal instead")
 		return
 	}
-	select {
-	case s.jobs <- j:
-	default:
-		s.log.Debug().Msg("model snapshot skipped: the previous one is still being written")
-	}
-}
-
-// stop ends the writer after the state it is writing, if any.
-func (s *snapshots) stop() {
-	s.once.Do(func() { close(s.jobs) })
-	<-s.done
+	s.log.Info().Str("path", path).Int("state_bytes", len(state)).Int("file_bytes", len(b)).Dur("took", time.Since(start)).
+		Msg("model saved for the next start")
 }
 
 func (s *snapshots) readPositions() []positionFile {
@@ -100,19 +77,6 @@ func (s *snapshots) readPositions() []positionFile {
 		out = append(out, positionFile{name: name, present: err == nil, data: b})
 	}
 	return out
-}
-
-func (s *snapshots) write(j snapshot) {
-	start := time.Now()
-	b, err := encodeSnapshot(j)
-	if err == nil {
-		err = atomicfile.Write(s.path, b, 0o600)
-	}
-	if err != nil {
-		s.log.Warn().Err(err).Msg("cannot save the model snapshot; a restart will replay instead")
-		return
-	}
-	s.log.Debug().Int("state_bytes", len(j.state)).Int("file_bytes", len(b)).Dur("took", time.Since(start)).Msg("model snapshot saved")
 }
 
 func encodeSnapshot(j snapshot) ([]byte, error) {

@@ -30,11 +30,10 @@ type CursorSink interface {
 }
 
 // Snapshotter keeps the model's state beside the inputs' positions, so that a restart continues
-// from it (daemon/snapshot.go). Save is called on the feed loop right after every input's
-// positions were saved, with the model's state as of those positions, which it owns from then
-// on; it must not block the loop, but may when final (the loop is ending).
+// from it (daemon/snapshot.go). Follow calls Save once, when it ends, right after the final
+// flush saved every input's position, with the model's state as of those positions.
 type Snapshotter interface {
-	Save(state []byte, final bool)
+	Save(state []byte)
 }
 
 // tickEvery paces live-only housekeeping (stale detection).
@@ -60,7 +59,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	idle := make([]bool, len(inputs)) // caught up (or ended) since its last entry
 	live := len(inputs)
 	failures := make([]int64, len(inputs))
-	var lastFlush, lastTick, lastSnap time.Time
+	var lastFlush, lastTick time.Time
 	var err error
 	for live > 0 && err == nil {
 		var held *delivery
@@ -100,10 +99,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
 		// write nothing when nothing changed.
 		if now.Sub(lastFlush) >= time.Second {
-			if p.flush(inputs, failures) && now.Sub(lastSnap) >= p.snapEvery {
-				p.snapshot(false)
-				lastSnap = now
-			}
+			p.flush(inputs, failures)
 			lastFlush = now
 		}
 		if now.Sub(lastTick) >= tickEvery {
@@ -115,20 +111,12 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 			f.ack(*held)
 		}
 	}
-	if p.flush(inputs, failures) {
-		p.snapshot(true)
+	// Only after a flush that saved every position: a state ahead of a position on disk would
+	// apply its entries twice after a restart.
+	if p.flush(inputs, failures) && p.snaps != nil {
+		p.snaps.Save(p.state.AppendModel(nil))
 	}
 	return err
-}
-
-// snapshot hands the model's state to the Snapshotter; only after a flush that saved every
-// position: a state ahead of a position on disk would apply its entries twice after a restart.
-func (p *Pipeline) snapshot(final bool) {
-	if p.snaps != nil {
-		b := p.state.AppendModel(make([]byte, 0, p.snapSize))
-		p.snapSize = len(b)
-		p.snaps.Save(b, final)
-	}
 }
 
 func all(b []bool) bool {

@@ -41,10 +41,8 @@ type Options struct {
 	Log zerolog.Logger
 	// Now is the live loop's clock; nil means time.Now.
 	Now func() time.Time
-	// Snapshots, if set, keeps the model's state beside the inputs' positions (Follow), every
-	// SnapshotEvery (zero: every minute) and when Follow ends.
-	Snapshots     Snapshotter
-	SnapshotEvery time.Duration
+	// Snapshots, if set, keeps the model's state beside the inputs' positions when Follow ends.
+	Snapshots Snapshotter
 }
 
 // Pipeline applies entries to one State. It is used by one goroutine at a time.
@@ -59,8 +57,6 @@ type Pipeline struct {
 	now          func() time.Time
 	realClock    bool // Options.Now was nil: Follow's housekeeping also runs on a ticker
 	snaps        Snapshotter
-	snapEvery    time.Duration
-	snapSize     int // the last state's, to size the next one's buffer
 
 	entry   ingest.Entry
 	rec     parse.Record
@@ -79,11 +75,7 @@ type Pipeline struct {
 
 // New builds a pipeline on state.
 func New(state *State, o Options) *Pipeline {
-	p := &Pipeline{state: state, parser: o.Parser, loc: o.Location, steps: o.Steps, log: o.Log, now: o.Now,
-		snaps: o.Snapshots, snapEvery: o.SnapshotEvery}
-	if p.snapEvery <= 0 {
-		p.snapEvery = time.Minute
-	}
+	p := &Pipeline{state: state, parser: o.Parser, loc: o.Location, steps: o.Steps, log: o.Log, now: o.Now, snaps: o.Snapshots}
 	if p.parser == nil {
 		p.parser = new(atomic.Pointer[parse.Parser])
 		p.parser.Store(parse.NewParser(parse.Options{}))

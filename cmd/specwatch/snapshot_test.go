@@ -66,8 +66,12 @@ type source struct {
 }
 
 var sources = []source{
-	{"journal", func(dir string) []string { return []string{"--journal.directory", dir, "--journal.unit", unit, "--journal.since", "2000-01-01"} },
-		func(t *testing.T, dir, part string, entries []testjournal.Entry) { buildJournal(t, dir, part+".journal", entries) }, true},
+	{"journal", func(dir string) []string {
+		return []string{"--journal.directory", dir, "--journal.unit", unit, "--journal.since", "2000-01-01"}
+	},
+		func(t *testing.T, dir, part string, entries []testjournal.Entry) {
+			buildJournal(t, dir, part+".journal", entries)
+		}, true},
 	{"file", func(dir string) []string { return []string{"--file", filepath.Join(dir, "engine.log")} },
 		func(t *testing.T, dir, _ string, entries []testjournal.Entry) {
 			f, err := os.OpenFile(filepath.Join(dir, "engine.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -85,7 +89,7 @@ var sources = []source{
 // or 4 hours into a six-hour drift, journal or file, the report equals the uninterrupted one
 // (the same samples and anomalies, the fit within 1 %) and acceptance_drop is raised no later.
 // The per-series counters continue where they stopped; the others count each process's lines.
-// Without the snapshot (model.snapshot_every: 0s) the journal's replay raised acceptance_drop
+// Without the snapshot (model.snapshot: false) the journal's replay raised acceptance_drop
 // 16 minutes late (restart 1 h after onset) or never (2 and 4 h), and files never.
 func TestRunSnapshotContinuesTheDrift(t *testing.T) {
 	if testing.Short() {

@@ -118,7 +118,7 @@ func firstRaise(r model.Report) time.Time {
 
 // Issue 19: a drift read live in two halves with a restart between is raised no later than
 // 10 min (log time) after the same drift read without one, because a daemon with no usable
-// model snapshot (here: none saved, model.snapshot_every 0s, as after a crash) rebuilds its
+// model snapshot (here: none saved, model.snapshot false, as after a crash) rebuilds its
 // model from the journal before its cursor (model.warmup, 3h by default); every
 // line is counted exactly once across the restart (lines, samples, step observations); and the
 // restarted daemon serves the rebuilt series before any new line arrives.
@@ -144,7 +144,7 @@ func TestRunWarmRestartContinuesTheDrift(t *testing.T) {
 	// second half.
 	dir, state := t.TempDir(), t.TempDir()
 	noSnap := filepath.Join(t.TempDir(), "specwatch.yaml")
-	if err := os.WriteFile(noSnap, []byte("model:\n  snapshot_every: 0s\n"), 0o600); err != nil {
+	if err := os.WriteFile(noSnap, []byte("model:\n  snapshot: false\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	buildJournal(t, dir, "a.journal", entries[:half])
