@@ -32,7 +32,7 @@ type recentSeries struct {
 
 // NewSet returns an empty Set.
 func NewSet(opts Options) *Set {
-	opts.setDefaults()
+	opts.SetDefaults()
 	// A source that logs is remembered up to four per series the cap allows (stale detection).
 	return &Set{opts: opts, series: make(map[string]*Series), units: activity.Units{Max: 4 * opts.MaxSeries}}
 }
@@ -205,7 +205,7 @@ func (m *Set) Report() Report {
 // SIGHUP takes effect at once. (Sequential tests keep the allowance and threshold they were
 // built with; the series cap and half-lives apply to series created afterwards.)
 func (m *Set) Reconfigure(opts Options) {
-	opts.setDefaults()
+	opts.SetDefaults()
 	m.opts = opts
 	m.units.Max = 4 * opts.MaxSeries
 }
