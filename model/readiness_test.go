@@ -30,7 +30,8 @@ func early(engine sim.Engine, seed uint64, d time.Duration, faults ...sim.Fault)
 }
 
 // An early fall is raised: commit length 2.8 → 1.8 (vLLM) or 3.2 → 2.2 (SGLang), for good or
-// for 10 minutes, at minutes 15, 30, 60 and 100 of 2- and 4-hour logs, is raised as
+// for 10 minutes, at minutes 10, 15, 30, 60 and 100 of 2- and 4-hour logs (and 200 of the
+// 4-hour ones), is raised as
 // acceptance_drop within 15 minutes of onset, and the verdict is not "expected". Before
 // early arming, the minute-60 and -100 falls in vLLM logs were called expected.
 func TestEarlyDropRaised(t *testing.T) {
@@ -41,7 +42,10 @@ func TestEarlyDropRaised(t *testing.T) {
 			size = 1 - 2.2/3.2
 		}
 		for _, d := range []time.Duration{2 * time.Hour, 4 * time.Hour} {
-			for _, at := range []time.Duration{15 * time.Minute, 30 * time.Minute, time.Hour, 100 * time.Minute} {
+			for _, at := range []time.Duration{10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 100 * time.Minute, 200 * time.Minute} {
+				if at >= d {
+					continue
+				}
 				for _, lasts := range []time.Duration{0, 10 * time.Minute} {
 					for seed := uint64(1); seed <= 2; seed++ {
 						sc := early(e, seed, d, sim.Fault{Kind: sim.AcceptanceDrop, Start: at, Duration: lasts, Size: size})
