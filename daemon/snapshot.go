@@ -106,9 +106,6 @@ func boolByte(v bool) byte {
 	return 0
 }
 
-// errNoSnapshot: there is no saved model (a first start, or a directory from before snapshots).
-var errNoSnapshot = errors.New("no model snapshot")
-
 // decodeSnapshot checks and splits a snapshot file.
 func decodeSnapshot(b []byte) (snapshot, error) {
 	var j snapshot

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/internal/testkit/testjournal"
 	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/sim"
@@ -33,24 +29,8 @@ func longDrift(t *testing.T) (entries []testjournal.Entry, onset time.Time, shif
 			Faults:     []sim.Fault{{Kind: sim.AcceptanceDrift, Start: 3 * time.Hour, Size: 1 - 2.1/3.07, Ramp: 6 * time.Hour}},
 		}},
 	}
-	var buf bytes.Buffer
-	if _, err := sim.Generate(sc, &buf, nil); err != nil {
-		t.Fatal(err)
-	}
 	shift = time.Now().Add(-30 * time.Second).Truncate(time.Second).Sub(start.Add(9 * time.Hour))
-	rd := ingest.NewReader(&buf, ingest.ReaderOptions{Name: "long-drift"})
-	for {
-		var e ingest.Entry
-		err := rd.Next(&e)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries = append(entries, testjournal.Entry{Time: time.UnixMicro(e.Time).Add(shift), Host: string(e.Host),
-			Unit: string(e.Unit), Identifier: "python3", Message: bytes.Clone(e.Message)})
-	}
+	entries = simEntries(t, sc, shift)
 	return entries, start.Add(3 * time.Hour).Add(shift), shift
 }
 

@@ -38,18 +38,26 @@ func driftTrace(t *testing.T) (entries []testjournal.Entry, cut time.Time) {
 			Faults:     []sim.Fault{{Kind: sim.AcceptanceDrift, Start: 210 * time.Minute, Size: 0.32, Ramp: 2 * time.Hour}},
 		}},
 	}
+	cut = start.Add(4 * time.Hour)
+	shift := time.Now().Add(-30 * time.Second).Truncate(time.Second).Sub(cut)
+	entries = simEntries(t, sc, shift)
+	return entries, cut.Add(shift)
+}
+
+// simEntries is sc's export as journal entries, their stamps moved by shift.
+func simEntries(t *testing.T, sc sim.Scenario, shift time.Duration) []testjournal.Entry {
+	t.Helper()
 	var buf bytes.Buffer
 	if _, err := sim.Generate(sc, &buf, nil); err != nil {
 		t.Fatal(err)
 	}
-	cut = start.Add(4 * time.Hour)
-	shift := time.Now().Add(-30 * time.Second).Truncate(time.Second).Sub(cut)
-	rd := ingest.NewReader(&buf, ingest.ReaderOptions{Name: "drift"})
+	var entries []testjournal.Entry
+	rd := ingest.NewReader(&buf, ingest.ReaderOptions{Name: sc.Name})
 	for {
 		var e ingest.Entry
 		err := rd.Next(&e)
 		if errors.Is(err, io.EOF) {
-			break
+			return entries
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +65,6 @@ func driftTrace(t *testing.T) (entries []testjournal.Entry, cut time.Time) {
 		entries = append(entries, testjournal.Entry{Time: time.UnixMicro(e.Time).Add(shift), Host: string(e.Host),
 			Unit: string(e.Unit), Identifier: "python3", Message: bytes.Clone(e.Message)})
 	}
-	return entries, cut.Add(shift)
 }
 
 // buildJournal writes entries into a journal file built elsewhere and moved into dir as name,

@@ -54,7 +54,6 @@ type test struct {
 	o       Options
 	sum     float64 // of the unfinished window's values
 	n       int
-	size    int           // values per window, once the first window set it
 	start   int64         // of the unfinished window
 	base    estimate.EWMA // of window means
 	cusum   estimate.CUSUM

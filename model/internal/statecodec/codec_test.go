@@ -1,3 +1,5 @@
+//lint:file-ignore U1000 the test types' fields are read and written by reflection
+
 package statecodec
 
 import (
