@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -182,5 +183,58 @@ func TestRunScrapesAnnotatedPods(t *testing.T) {
 	defer mu.Unlock()
 	if auth != "Bearer sa-token" || selector != "spec.nodeName=gpu07" {
 		t.Errorf("API request: authorization %q, field selector %q", auth, selector)
+	}
+}
+
+// TestRunScrapeSeriesContinue: a series fed only by scraping continues after a clean restart
+// from the model saved at the stop — its samples and commit length are there before the first
+// new scrape — and counts on from there; the engine's counters, which kept growing, are a new
+// baseline, not a delta over the downtime.
+func TestRunScrapeSeriesContinue(t *testing.T) {
+	var mu sync.Mutex
+	n := 0.0
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		n++
+		d := n
+		mu.Unlock()
+		l := `{engine="0",model_name="m"}`
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"vllm:spec_decode_num_drafts", 100 * d}, {"vllm:spec_decode_num_draft_tokens", 300 * d}, {"vllm:spec_decode_num_accepted_tokens", 150 * d}} {
+			fmt.Fprintf(w, "# TYPE %s_total counter\n%s_total%s %.1f\n", c.name, c.name, l, c.v)
+		}
+	}))
+	defer engine.Close()
+	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
+	os.WriteFile(cfgPath, []byte("scrape:\n  - url: "+engine.URL+"/metrics\n    interval: 1s\n    labels: {unit: vllm.service}\n"), 0o644)
+	state, journalDir := t.TempDir(), t.TempDir()
+	samples := func(p *proc) int64 {
+		r := p.report(t)
+		if len(r.Series) != 1 || r.Series[0].CommitLen == nil {
+			return 0
+		}
+		return r.Series[0].Samples
+	}
+	p := startRun(t, "--config.file", cfgPath, "--journal.directory", journalDir, "--state.directory", state)
+	eventually(t, "three scrapes' samples", func() bool { return samples(p) >= 3 })
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.wait(); err != nil {
+		t.Fatalf("first daemon: %v\n%s", err, p.logs())
+	}
+	mu.Lock()
+	n += 1000 // the engine served on while specwatch was down
+	mu.Unlock()
+	before := p.logs()
+	q := startRun(t, "--config.file", cfgPath, "--journal.directory", journalDir, "--state.directory", state)
+	eventually(t, "the restarted daemon ready", func() bool { return ready(q.url("/-/ready")) })
+	saved := samples(q)
+	if saved < 3 || !strings.Contains(q.logs(), "model restored from the snapshot") {
+		t.Fatalf("after the restart, before a new scrape: %d samples\nfirst daemon:\n%s\nrestarted:\n%s", saved, before, q.logs())
+	}
+	eventually(t, "new scrapes on top", func() bool { return samples(q) >= saved+2 })
+	if r := q.report(t); r.Series[0].CommitLen.Last != 2.5 || r.Series[0].CommitLen.Mean != 2.5 {
+		t.Errorf("commit length %+v after the restart; the engine's 2.5 throughout (the downtime is no delta)", r.Series[0].CommitLen)
 	}
 }
