@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/sim"
+	"github.com/specwatch/specwatch/sim/enginemetrics"
 )
 
 // Where the demo's vLLM engine on /metrics lands: a rank of its own (its time is the wall
@@ -26,7 +26,7 @@ func StartMetrics(cfg *config.Config, now func() time.Time) (stop func(), err er
 	if err != nil {
 		return nil, err
 	}
-	eng := &sim.VLLMMetrics{}
+	eng := &enginemetrics.VLLM{}
 	start := now()
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" {

@@ -1,4 +1,6 @@
-package sim
+// Package enginemetrics is simulated engines' /metrics as their own exporters write them: what
+// the demo scrapes and tests compare the scrape source with (the simulator writes the logs).
+package enginemetrics
 
 import (
 	"fmt"
@@ -7,13 +9,13 @@ import (
 	"time"
 )
 
-// VLLMMetrics is a vLLM v1 engine's /metrics as a function of its uptime: the speculative
+// VLLM is a vLLM v1 engine's /metrics as a function of its uptime: the speculative
 // counters (drafts, draft tokens, accepted tokens, accepted per position), generation tokens,
 // running and waiting requests and KV cache usage, written as vLLM's prometheus_client writes
 // them. It is deterministic (no random numbers), so the demo's scrapes and tests see the same
 // engine. The zero value is an MTP-style drafter with num_speculative_tokens 5 whose last two
 // positions rarely pay, the case the per-position advice is about.
-type VLLMMetrics struct {
+type VLLM struct {
 	// Rates is the acceptance per draft position (0-1, decreasing); nil: 0.72, 0.48, 0.27,
 	// 0.06, 0.02.
 	Rates []float64
@@ -24,7 +26,7 @@ type VLLMMetrics struct {
 
 // Truth is what the counters hold after up seconds of uptime: the ground truth a test
 // compares the scrape source's figures with.
-func (m *VLLMMetrics) Truth(up time.Duration) (drafts float64, perPos []float64) {
+func (m *VLLM) Truth(up time.Duration) (drafts float64, perPos []float64) {
 	rates, rate := m.defaults()
 	s := up.Seconds()
 	drafts = math.Floor(rate * s)
@@ -36,7 +38,7 @@ func (m *VLLMMetrics) Truth(up time.Duration) (drafts float64, perPos []float64)
 	return drafts, perPos
 }
 
-func (m *VLLMMetrics) defaults() ([]float64, float64) {
+func (m *VLLM) defaults() ([]float64, float64) {
 	rates, rate := m.Rates, m.DraftsPerSecond
 	if rates == nil {
 		rates = []float64{0.72, 0.48, 0.27, 0.06, 0.02}
@@ -48,7 +50,7 @@ func (m *VLLMMetrics) defaults() ([]float64, float64) {
 }
 
 // Exposition is the engine's /metrics body after up seconds of uptime.
-func (m *VLLMMetrics) Exposition(up time.Duration) []byte {
+func (m *VLLM) Exposition(up time.Duration) []byte {
 	rates, _ := m.defaults()
 	model := m.Model
 	if model == "" {
