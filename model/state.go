@@ -52,14 +52,11 @@ func (m *Set) LoadState(b []byte) error {
 		return errors.New("model state loaded into a model that has series")
 	}
 	if err := m.loadState(b); err != nil {
-		m.Reset()
+		*m = *NewSet(m.opts)
 		return err
 	}
 	return nil
 }
-
-// Reset empties the Set: no series, nothing counted.
-func (m *Set) Reset() { *m = *NewSet(m.opts) }
 
 func (m *Set) loadState(b []byte) error {
 	if !bytes.HasPrefix(b, []byte(stateMagic)) {

@@ -61,13 +61,6 @@ func (s *State) LoadModel(b []byte) error {
 	return s.set.LoadState(b)
 }
 
-// ResetModel empties the model.
-func (s *State) ResetModel() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.set.Reset()
-}
-
 // Snapshot appends a copy of every series to dst[:0].
 func (s *State) Snapshot(dst []model.SeriesSnapshot) []model.SeriesSnapshot {
 	s.mu.Lock()
