@@ -52,8 +52,7 @@ const ForgetHalfLives = 4
 // and the warm-up that restarts after a gap the baseline forgot.
 type test struct {
 	o       Options
-	sum     float64 // of the unfinished window's values
-	n       int
+	block   estimate.BlockMean
 	start   int64         // of the unfinished window
 	base    estimate.EWMA // of window means
 	cusum   estimate.CUSUM
@@ -67,6 +66,7 @@ type test struct {
 func newTest(o Options, side estimate.Side) test {
 	return test{
 		o:     o,
+		block: estimate.NewBlockMean(o.Window),
 		base:  estimate.NewEWMA(o.HalfLife),
 		cusum: estimate.NewCUSUM(estimate.CUSUMOptions{K: o.K, H: o.H, Side: side}),
 	}
@@ -78,17 +78,16 @@ func (d *test) add(t int64, v float64) (float64, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
 	}
-	if d.n == 0 {
+	if d.block.Pending() == 0 {
 		d.start = t
 	}
-	d.sum += v
-	d.n++
-	if d.n < d.o.Window && (d.n < d.o.MinWindow || d.o.WindowTime <= 0 || t-d.start < int64(d.o.WindowTime)) {
-		return 0, false
+	if m, full := d.block.Add(v); full {
+		return m, true
 	}
-	m := d.sum / float64(d.n)
-	d.sum, d.n = 0, 0
-	return m, true
+	if d.o.WindowTime > 0 && d.block.Pending() >= d.o.MinWindow && t-d.start >= int64(d.o.WindowTime) {
+		return d.block.Close()
+	}
+	return 0, false
 }
 
 // window starts the evaluation of a window that ended at t: after a gap the baseline forgot,
@@ -134,7 +133,7 @@ func (d *test) Readiness() (armed bool, at int64, need int) {
 	if d.o.WindowTime > 0 {
 		per = d.o.MinWindow
 	}
-	return false, d.armedAt, max(0, (windows-d.windows)*per-d.n)
+	return false, d.armedAt, max(0, (windows-d.windows)*per-d.block.Pending())
 }
 
 // RunLength is the number of windows the current excursion has lasted.

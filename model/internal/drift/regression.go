@@ -51,7 +51,7 @@ func (d *Regression) Add(t int64, r float64) Step {
 		return Step{}
 	}
 	armed := d.window(t)
-	mu, sd := d.base.Mean(), d.earlySpread(math.Max(d.base.Std(), minResidualSpread))
+	mu, sd := d.base.Mean(), math.Max(d.base.Std(), minResidualSpread)
 	if armed {
 		// Only the excess over MinEffect counts: a model 2 % off for an hour is not news, and
 		// window means are precise enough to see 2 %.

@@ -212,6 +212,17 @@ func (b *BlockMean) Add(v float64) (mean float64, full bool) {
 	return mean, true
 }
 
+// Close ends the unfinished block before it is full: its mean and true, or false if it is
+// empty.
+func (b *BlockMean) Close() (mean float64, ok bool) {
+	if b.n == 0 {
+		return 0, false
+	}
+	mean = b.sum / float64(b.n)
+	b.sum, b.n = 0, 0
+	return mean, true
+}
+
 // Pending is the number of samples in the unfinished block.
 func (b *BlockMean) Pending() int { return b.n }
 

@@ -221,3 +221,16 @@ func BenchmarkCUSUMUpdate(b *testing.B) {
 		c.Update(zs[i&1023])
 	}
 }
+
+// Close ends a block early with the mean of what it holds, and an empty block gives nothing.
+func TestBlockMeanClose(t *testing.T) {
+	b := NewBlockMean(30)
+	if _, ok := b.Close(); ok {
+		t.Error("an empty block closed")
+	}
+	b.Add(2)
+	b.Add(4)
+	if m, ok := b.Close(); !ok || m != 3 || b.Pending() != 0 {
+		t.Errorf("Close: %v %v, %d pending", m, ok, b.Pending())
+	}
+}
