@@ -37,16 +37,10 @@ func adaptiveSteps(b []byte, s *Record) sample.Result {
 // per iteration (the tokens decoded per iteration less one).
 func specGate(b []byte, s *Record) sample.Result {
 	i := len("Speculative decoding disabled:")
-	const avg, th = " rolling acceptance avg ", " < threshold "
-	if !bytes.HasPrefix(b[i:], []byte(avg)) {
-		return malformed(s, "speculation gate: no rolling acceptance avg")
+	a, ok := lex.NumberAfter(b, &i, " rolling acceptance avg ", " < threshold ")
+	if !ok {
+		return malformed(s, "speculation gate: no rolling acceptance avg … < threshold")
 	}
-	i += len(avg)
-	a, n := lex.Number(b[i:])
-	if n == 0 || !bytes.HasPrefix(b[i+n:], []byte(th)) {
-		return malformed(s, "speculation gate: no threshold")
-	}
-	i += n + len(th)
 	t, m := lex.Number(b[i:])
 	if m == 0 {
 		return malformed(s, "speculation gate: no threshold value")

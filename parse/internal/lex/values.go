@@ -90,6 +90,17 @@ const (
 // CountAfter expects lead, blanks, an integer, then tail, at b[*i:].
 func CountAfter(b []byte, i *int, lead, tail string) (float64, bool) {
 	j := *i
+	x, ok := NumberAfter(b, &j, lead, tail)
+	if !ok || bytes.IndexByte(b[*i+len(lead):j-len(tail)], '.') >= 0 {
+		return 0, false
+	}
+	*i = j
+	return x, true
+}
+
+// NumberAfter expects lead, blanks, a number, then tail, at b[*i:], and moves *i past tail.
+func NumberAfter(b []byte, i *int, lead, tail string) (float64, bool) {
+	j := *i
 	if !bytes.HasPrefix(b[j:], []byte(lead)) {
 		return 0, false
 	}
@@ -100,11 +111,6 @@ func CountAfter(b []byte, i *int, lead, tail string) (float64, bool) {
 	x, n := Number(b[j:])
 	if n == 0 || !bytes.HasPrefix(b[j+n:], []byte(tail)) {
 		return 0, false
-	}
-	for _, c := range b[j : j+n] {
-		if c == '.' {
-			return 0, false
-		}
 	}
 	*i = j + n + len(tail)
 	return x, true
