@@ -14,14 +14,15 @@ type SpecPolicy struct {
 	OffFrom, OnFrom time.Duration
 }
 
+// offAt reports whether the time policy has speculation off at off from the start.
+func (p *SpecPolicy) offAt(off time.Duration) bool {
+	return p.OffFrom > 0 && off >= p.OffFrom && (p.OnFrom == 0 || off < p.OnFrom)
+}
+
 // specOff reports whether the rank's engine drafts nothing now.
 func (r *rankSim) specOff() bool {
 	p := &r.svc.Policy
-	if p.OffAbove > 0 && len(r.running) > p.OffAbove {
-		return true
-	}
-	off := r.offset(r.now)
-	return p.OffFrom > 0 && off >= p.OffFrom && (p.OnFrom == 0 || off < p.OnFrom)
+	return p.OffAbove > 0 && len(r.running) > p.OffAbove || p.offAt(r.offset(r.now))
 }
 
 // adaptiveLine writes SGLang's switch of its adaptive steps when the time policy switched
@@ -31,8 +32,7 @@ func (r *rankSim) adaptiveLine(t int64) {
 	if r.svc.Engine != SGLang || p.OffFrom == 0 {
 		return
 	}
-	off := r.offset(r.now)
-	now := off >= p.OffFrom && (p.OnFrom == 0 || off < p.OnFrom)
+	now := p.offAt(r.offset(r.now))
 	if now == r.adaptiveOff {
 		return
 	}
