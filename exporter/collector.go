@@ -100,19 +100,11 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 		gauge(d.clockOffset, s.ClockOffset.Seconds(), s.HasClockOffset)
 	}
 	for k := range model.NumAnomalyKinds {
-		active := 0.0
-		if s.Active[k] {
-			active = 1
-		}
-		emit(d.anomalyActive, prometheus.GaugeValue, active, !s.Gone, p.anomaly[k])
+		emit(d.anomalyActive, prometheus.GaugeValue, one(s.Active[k]), !s.Gone, p.anomaly[k])
 		emit(d.anomalies, prometheus.CounterValue, float64(s.Raised[k]), true, p.anomaly[k])
 	}
 	for i, r := range s.Ready {
-		armed := 0.0
-		if r.Armed {
-			armed = 1
-		}
-		emit(d.detectorArmed, prometheus.GaugeValue, armed, !s.Gone, p.ready[i])
+		emit(d.detectorArmed, prometheus.GaugeValue, one(r.Armed), !s.Gone, p.ready[i])
 		emit(d.detectorWarmup, prometheus.GaugeValue, float64(r.Need), !s.Gone, p.ready[i])
 	}
 	// Kind 0 ("none") is never applied; the four real kinds are always exported so that rate()
@@ -167,4 +159,12 @@ func forecastSeen(s *model.SeriesSnapshot, i int) bool {
 		}
 	}
 	return false
+}
+
+// one is a boolean gauge's value.
+func one(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
