@@ -72,13 +72,12 @@ func TestScrapeLabelFlag(t *testing.T) {
 	}
 }
 
-// TestRunScrapes: `run` with a scrape target on loopback (a vLLM engine whose counters grow
-// by 100 drafts and 150 accepted tokens a scrape) reports the engine's series, on this host,
-// with commit length 2.5 and exports the target's health.
-func TestRunScrapes(t *testing.T) {
+// fakeVLLM is a vLLM engine on loopback whose counters grow by 100 drafts, 300 draft tokens and
+// 150 accepted tokens a scrape (commit length 2.5); skip moves them on by n scrapes' worth.
+func fakeVLLM() (engine *httptest.Server, skip func(n float64)) {
 	var mu sync.Mutex
 	n := 0.0
-	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	engine = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		n++
 		d := n
@@ -93,6 +92,14 @@ func TestRunScrapes(t *testing.T) {
 			fmt.Fprintf(w, "# HELP %s_created x\n# TYPE %s_created gauge\n%s_created%s 1.7e+09\n", c.name, c.name, c.name, l)
 		}
 	}))
+	return engine, func(k float64) { mu.Lock(); n += k; mu.Unlock() }
+}
+
+// TestRunScrapes: `run` with a scrape target on loopback (a vLLM engine whose counters grow
+// by 100 drafts and 150 accepted tokens a scrape) reports the engine's series, on this host,
+// with commit length 2.5 and exports the target's health.
+func TestRunScrapes(t *testing.T) {
+	engine, _ := fakeVLLM()
 	defer engine.Close()
 	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
 	os.WriteFile(cfgPath, []byte("scrape:\n  - url: "+engine.URL+"/metrics\n    interval: 1s\n    labels: {unit: vllm.service}\n"), 0o644)
@@ -191,21 +198,7 @@ func TestRunScrapesAnnotatedPods(t *testing.T) {
 // new scrape — and counts on from there; the engine's counters, which kept growing, are a new
 // baseline, not a delta over the downtime.
 func TestRunScrapeSeriesContinue(t *testing.T) {
-	var mu sync.Mutex
-	n := 0.0
-	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		n++
-		d := n
-		mu.Unlock()
-		l := `{engine="0",model_name="m"}`
-		for _, c := range []struct {
-			name string
-			v    float64
-		}{{"vllm:spec_decode_num_drafts", 100 * d}, {"vllm:spec_decode_num_draft_tokens", 300 * d}, {"vllm:spec_decode_num_accepted_tokens", 150 * d}} {
-			fmt.Fprintf(w, "# TYPE %s_total counter\n%s_total%s %.1f\n", c.name, c.name, l, c.v)
-		}
-	}))
+	engine, skip := fakeVLLM()
 	defer engine.Close()
 	cfgPath := filepath.Join(t.TempDir(), "specwatch.yaml")
 	os.WriteFile(cfgPath, []byte("scrape:\n  - url: "+engine.URL+"/metrics\n    interval: 1s\n    labels: {unit: vllm.service}\n"), 0o644)
@@ -223,9 +216,7 @@ func TestRunScrapeSeriesContinue(t *testing.T) {
 	if err := p.wait(); err != nil {
 		t.Fatalf("first daemon: %v\n%s", err, p.logs())
 	}
-	mu.Lock()
-	n += 1000 // the engine served on while specwatch was down
-	mu.Unlock()
+	skip(1000) // the engine served on while specwatch was down
 	before := p.logs()
 	q := startRun(t, "--config.file", cfgPath, "--journal.directory", journalDir, "--state.directory", state)
 	eventually(t, "the restarted daemon ready", func() bool { return ready(q.url("/-/ready")) })
