@@ -71,7 +71,7 @@ func TestTwoHostsAreTwoSeries(t *testing.T) {
 			}
 			for _, an := range s.Anomalies {
 				if an.Kind == model.RestartRegression.String() || an.Kind == model.AcceptanceDrop.String() {
-					t.Errorf("%s: %s %q: two hosts read one after the other are no restart and no drop", s.Labels.Unit, an.Kind, an.Detail)
+					t.Errorf("%s: %s: two hosts read one after the other are no restart and no drop (%+v)", s.Labels.Unit, an.Kind, an.Evidence)
 				}
 			}
 			if len(s.Events) > 0 {

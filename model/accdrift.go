@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/slowdrift"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // acceptance feeds one commit length to acceptance_drop's two tests: the sequential test of
@@ -21,7 +22,7 @@ func (se *Series) acceptance(t int64, c float64) {
 	// The slow test takes samples, not the drop test's windows, whose sizes follow the cadence.
 	switch se.slow.Add(c) {
 	case slowdrift.Raise:
-		se.raise(AcceptanceDrop, t, se.slow.Detail)
+		se.raise(AcceptanceDrop, t, se.slow.Evidence())
 	case slowdrift.Clear:
 		if se.drop.Quiet() {
 			se.clear(AcceptanceDrop, t)
@@ -35,11 +36,9 @@ func (se *Series) acceptance(t int64, c float64) {
 	}
 	switch {
 	case ev == drift.Raise:
-		d, w := &se.drop, se.opts.Window
-		se.raise(AcceptanceDrop, t, func() string {
-			return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
-				d.Mean, d.Base, d.Spread, 100*(1-d.Mean/d.Base), d.RunLength(), w)
-		})
+		d := &se.drop
+		se.raise(AcceptanceDrop, t, schema.Ev(schema.CodeDropWindows, d.Mean, d.Base, d.Spread, 100*(1-d.Mean/d.Base),
+			float64(d.RunLength()), float64(se.opts.Window)))
 	case ev == drift.Clear && !se.slow.Alarm():
 		se.clear(AcceptanceDrop, t)
 	}

@@ -27,22 +27,21 @@ const (
 type Anomaly struct {
 	Kind       AnomalyKind
 	Start, End int64 // Unix ns
-	Detail     string
+	Evidence   schema.Evidence
 }
 
 // maxAnomalies bounds the episodes a series remembers (active ones are always kept).
 const maxAnomalies = 64
 
-// raise opens an episode of kind k unless one is active; detail is built only then, so the hot
-// path never formats strings.
-func (se *Series) raise(k AnomalyKind, t int64, detail func() string) {
+// raise opens an episode of kind k, resting on ev, unless one is active.
+func (se *Series) raise(k AnomalyKind, t int64, ev schema.Evidence) {
 	if se.active[k] >= 0 {
 		return
 	}
 	if len(se.anomalies) >= maxAnomalies {
 		se.dropOldestClosed()
 	}
-	se.anomalies = append(se.anomalies, Anomaly{Kind: k, Start: t, Detail: detail()})
+	se.anomalies = append(se.anomalies, Anomaly{Kind: k, Start: t, Evidence: ev})
 	se.active[k] = len(se.anomalies) - 1
 	se.raised[k]++
 }
@@ -78,7 +77,7 @@ func (se *Series) dropOldestClosed() {
 func (se *Series) Active(k AnomalyKind) bool { return se.active[k] >= 0 }
 
 func anomalyJSON(a Anomaly) AnomalyJSON {
-	j := AnomalyJSON{Kind: a.Kind.String(), Severity: a.Kind.Severity(), Start: time.Unix(0, a.Start).UTC(), Detail: a.Detail}
+	j := AnomalyJSON{Kind: a.Kind.String(), Severity: a.Kind.Severity(), Start: time.Unix(0, a.Start).UTC(), Evidence: a.Evidence}
 	if a.End != 0 {
 		e := time.Unix(0, a.End).UTC()
 		j.End = &e

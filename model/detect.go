@@ -1,14 +1,11 @@
 package model
 
 import (
-	"fmt"
 	"math"
 
-	"github.com/specwatch/specwatch/model/internal/explain"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
-
-var sprintf = fmt.Sprintf
 
 // stuckTest says whether a commit length is evidence about the drafter, and how to word the
 // episode: the requests running, and whether the samples are requests (llama.cpp) or intervals.
@@ -26,20 +23,14 @@ func (se *Series) stuckCheck(t int64, stuck bool, c float64, st stuckTest) {
 	o := se.opts
 	switch {
 	case stuck && se.stuck.Bad >= o.StuckSamples:
-		n := se.stuck.Bad
-		depth, hasDepth := se.cur.depth, se.cur.has&curDepth != 0
-		se.raise(CommitLenStuck, t, func() string {
-			d := sprintf("commit length %.2f for %d consecutive samples with requests running (%.0f): the drafter contributes nothing",
-				c, n, st.running)
-			if st.requests {
-				d = sprintf("commit length %.2f for %d consecutive requests (%.0f running): the drafter contributes nothing",
-					c, n, st.running)
-			}
-			if hasDepth && depth > 0.25 {
-				d += sprintf(" (yet accepted depth says %.2f: check the metrics too)", depth)
-			}
-			return d
-		})
+		code, depth := schema.CodeStuckSamples, 0.0
+		if st.requests {
+			code = schema.CodeStuckRequests
+		}
+		if se.cur.has&curDepth != 0 && se.cur.depth > 0.25 {
+			depth = se.cur.depth // the metrics contradict a stuck drafter: say so
+		}
+		se.raise(CommitLenStuck, t, schema.Ev(code, c, float64(se.stuck.Bad), st.running, depth))
 	case !stuck && se.stuck.Good >= o.StuckClear:
 		se.clear(CommitLenStuck, t)
 	}
@@ -53,36 +44,30 @@ func (se *Series) checkConsistency(s *sample.Sample, commit float64, hasCommit b
 	if d, ok := s.Get(sample.AcceptedDepth); ok {
 		se.cur.depth, se.cur.has = d, se.cur.has|curDepth
 		if hasCommit {
-			se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
-				return sprintf("commit length %.2f but accepted depth %.2f: commit should be depth + 1 (off by %.2f)",
-					commit, d, math.Abs(commit-1-d))
-			})
+			off := math.Abs(commit - 1 - d)
+			se.inconsistentCheck(s.Time, off > o.DepthTolerance, schema.Ev(schema.CodeDepthMismatch, commit, d, off))
 		}
 	} else if d, ok := s.Get(sample.AcceptedDrafts); ok && hasCommit {
-		se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, func() string {
-			return sprintf("commit length %.2f but accepted drafts %.2f: commit should be drafts + 1", commit, d)
-		})
+		se.inconsistentCheck(s.Time, math.Abs(commit-1-d) > o.DepthTolerance, schema.Ev(schema.CodeDraftsMismatch, commit, d))
 	}
 	step, hasStep := s.Get(sample.StepSeconds)
 	tps, hasTPS := s.Get(sample.GenTPS)
 	running, hasRunning := s.Get(sample.Running)
 	if hasStep && hasTPS && hasRunning && hasCommit && step > 0 && tps > 0 {
 		implied := commit * running / step
-		se.inconsistentCheck(s.Time, math.Abs(tps-implied)/tps > o.TPSTolerance, func() string {
-			return sprintf("measured %.1f tok/s but commit %.2f × %.0f running / step %.1f ms = %.1f tok/s",
-				tps, commit, running, step*1000, implied)
-		})
+		se.inconsistentCheck(s.Time, math.Abs(tps-implied)/tps > o.TPSTolerance,
+			schema.Ev(schema.CodeTPSMismatch, tps, commit, running, step*1000, implied))
 	}
 }
 
 // inconsistentCheck raises metrics_inconsistent after InconsistentSamples contradictions in a
 // row and clears it after as many consistent samples.
-func (se *Series) inconsistentCheck(t int64, bad bool, detail func() string) {
+func (se *Series) inconsistentCheck(t int64, bad bool, ev schema.Evidence) {
 	se.inconsistent.Observe(bad)
 	n := se.opts.InconsistentSamples
 	switch {
 	case bad && se.inconsistent.Bad >= n:
-		se.raise(MetricsInconsistent, t, detail)
+		se.raise(MetricsInconsistent, t, ev)
 	case !bad && se.inconsistent.Good >= n:
 		se.clear(MetricsInconsistent, t)
 	}
@@ -104,15 +89,8 @@ func (se *Series) collapseCheck(p *point, pred float64) {
 	}
 	switch {
 	case se.collapse.Bad >= o.CollapseSamples:
-		n := se.collapse.Bad
-		se.raise(ThroughputCollapse, p.t, func() string {
-			return sprintf("measured %.1f tok/s is %.0f %% of the %.1f tok/s the model predicts at %s with commit %.2f, for %d samples",
-				p.tps, 100*ratio, pred, se.contextPhrase(p.ctx), p.commit, n)
-		})
+		se.raise(ThroughputCollapse, p.t, schema.Ev(schema.CodeCollapse, p.tps, 100*ratio, pred, p.ctx, p.commit, float64(se.collapse.Bad)))
 	case se.collapse.Good >= o.CollapseSamples:
 		se.clear(ThroughputCollapse, p.t)
 	}
 }
-
-// contextPhrase names a context value in the series' unit.
-func (se *Series) contextPhrase(ctx float64) string { return explain.Context(ctx, se.kvContext) }

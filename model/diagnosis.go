@@ -2,11 +2,10 @@ package model
 
 import (
 	"math"
-	"strings"
 	"time"
 
-	"github.com/specwatch/specwatch/model/internal/explain"
 	"github.com/specwatch/specwatch/model/internal/window"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // fitA and fitBPer are the fit in the units people read: seconds, and seconds per 1k tokens
@@ -18,12 +17,6 @@ func (se *Series) fitBPer() float64 {
 		return b
 	}
 	return b * 1000
-}
-func (se *Series) perUnit() string {
-	if se.kvContext {
-		return "1 % KV"
-	}
-	return "1k tokens"
 }
 
 func (se *Series) report() SeriesReport {
@@ -97,7 +90,7 @@ func (se *Series) report() SeriesReport {
 	if ok {
 		r.Attribution = attributionJSON(att, &se.win.Best, &se.win.Last)
 	}
-	r.Verdict, r.Explanation = se.verdict(att, ok)
+	r.Verdict, r.Diagnosis = se.verdict(att, ok)
 	se.fusionReport(&r)
 	return r
 }
@@ -150,8 +143,10 @@ func (se *Series) counts(k AnomalyKind) bool {
 // fallThreshold: a fall of less than 10 % between windows is noise, not a change to explain.
 const fallThreshold = -0.105 // ln(0.9)
 
-func (se *Series) verdict(a Attribution, ok bool) (string, string) {
-	var b strings.Builder
+// verdict judges the series and says on what, for report/words to tell: its anomalies, a
+// restart, and the change from the best window to the latest (ok: a is that attribution).
+func (se *Series) verdict(a Attribution, ok bool) (string, *schema.Diagnosis) {
+	d := &schema.Diagnosis{Restart: se.rs.note}
 	verdict := "healthy"
 	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, SpeculationDisabled, FormatDrift, Stale} {
 		if !se.counts(k) {
@@ -165,50 +160,62 @@ func (se *Series) verdict(a Attribution, ok bool) (string, string) {
 				verdict = "degraded"
 			}
 		}
-		b.WriteString(se.anomalySentence(k))
-		b.WriteString(" ")
+		d.Kinds = append(d.Kinds, k)
 	}
-	if se.rs.note != "" {
-		b.WriteString(se.rs.note + " ")
+	switch {
+	case ok:
+		c := se.change(a)
+		verdict = conclude(verdict, c, se.opts.ResidualDegraded)
+		d.Change = c
+	case se.fit.N() < se.warmup():
+		d.NoFit = se.noFit()
+	default:
+		d.Window = se.opts.AttributionWindow
 	}
-	if !ok {
-		if se.fit.N() < se.warmup() {
-			b.WriteString(se.noFitReason())
-		} else {
-			b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", se.opts.AttributionWindow))
-		}
-		return verdict, strings.TrimSpace(b.String())
-	}
-	verdict = se.explainChange(&b, a, verdict)
-	return verdict, strings.TrimSpace(b.String())
+	return verdict, d
 }
 
-// explainChange writes the engineer's conclusion: from what to what, and why, and returns the
-// verdict it leads to (model/internal/explain).
-func (se *Series) explainChange(b *strings.Builder, a Attribution, verdict string) string {
-	w := func(w AttributionWindow) explain.Window {
-		return explain.Window{TPS: w.TPS, Commit: w.Commit, Context: w.Context, Step: w.Step, Running: w.Running}
+// change is the attribution a in the report's terms.
+func (se *Series) change(a Attribution) *schema.Change {
+	w := func(w AttributionWindow) schema.ChangeWindow {
+		return schema.ChangeWindow{TPS: w.TPS, Commit: w.Commit, Context: w.Context, Step: w.Step, Running: w.Running}
 	}
-	c := explain.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch, LogRatio: a.LogRatio,
+	return &schema.Change{Base: w(a.Baseline), Cur: w(a.Current), Total: a.Total, Batch: a.Batch, LogRatio: a.LogRatio,
 		Acceptance: a.Acceptance, Context: a.Context, Residual: a.Residual, BaseModel: a.BaselineModel, CurModel: a.CurrentModel,
-		Unarmed: se.unarmed()}
-	explain.Write(b, c, fallThreshold, se.kvContext,
-		sprintf("%.1f ms + %.2f ms per %s", se.fitA()*1000, se.fitBPer()*1000, se.perUnit()))
-	return explain.Conclude(b, verdict, c, fallThreshold, se.opts.ResidualDegraded)
+		FitA: se.fitA() * 1000, FitB: se.fitBPer() * 1000, Fall: fallThreshold, Unarmed: se.unarmed()}
 }
 
-func (se *Series) anomalySentence(k AnomalyKind) string {
-	var last Anomaly
-	for _, a := range se.anomalies {
-		if a.Kind == k {
-			last = a
+// conclude decides what the residual of change c says and returns the verdict it leads to:
+// verdict stands unless it is "healthy". A residual below −degraded (log ratio) makes a fall
+// degraded rather than expected; a fall of commit length acceptance_drop did not see
+// (c.Unarmed) is unjudged, not expected.
+func conclude(verdict string, c *schema.Change, degraded float64) string {
+	healthy := verdict == "healthy"
+	switch {
+	case c.LogRatio >= c.Fall && c.Total < c.Fall:
+		c.Conclusion = schema.ConcludeSteady
+		if healthy {
+			verdict = "expected"
+		}
+	case c.LogRatio < c.Fall && c.Residual < -degraded:
+		c.Conclusion = schema.ConcludeDegraded
+		if healthy {
+			verdict = "degraded"
+		}
+	case c.LogRatio < c.Fall:
+		// "Expected" only when nothing else judged the series: under an anomaly's verdict the
+		// same words would contradict the badge above them.
+		unjudged := c.Unarmed.Code != schema.CodeNone && c.Acceptance < c.Fall
+		switch {
+		case !healthy:
+			c.Conclusion = schema.ConcludeAnomaly
+		case unjudged:
+			c.Conclusion, verdict = schema.ConcludeUnjudged, "unjudged"
+		default:
+			c.Conclusion, verdict = schema.ConcludeExpected, "expected"
 		}
 	}
-	state := "ended " + time.Unix(0, last.End).UTC().Format(time.DateTime)
-	if last.End == 0 {
-		state = "active"
-	}
-	return sprintf("%s since %s (%s): %s.", k, time.Unix(0, last.Start).UTC().Format(time.DateTime), state, last.Detail)
+	return verdict
 }
 
 // round keeps reports readable and stable across platforms' last-bit differences.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/drift"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // The tests themselves are in model/internal/drift; here their decisions become anomalies,
@@ -61,10 +62,8 @@ func (se *Series) observeRegression(p *point) {
 	switch st.Event {
 	case drift.Raise:
 		d := &se.regress
-		se.raise(StepTimeRegression, p.t, func() string {
-			return sprintf("steps are %.0f %% slower than the model predicts at %s (%.1f ms expected, fit %.1f ms + %.2f ms per %s), sustained for %d windows",
-				100*(math.Exp(d.Mean-d.Base)-1), se.contextPhrase(p.ctx), pred*1000, se.fitA()*1000, se.fitBPer()*1000, se.perUnit(), d.Run)
-		})
+		se.raise(StepTimeRegression, p.t, schema.Ev(schema.CodeRegression, 100*(math.Exp(d.Mean-d.Base)-1), p.ctx, pred*1000,
+			se.fitA()*1000, se.fitBPer()*1000, float64(d.Run)))
 	case drift.Clear:
 		se.clear(StepTimeRegression, p.t)
 	}
@@ -83,9 +82,7 @@ func (se *Series) observeFormat(malformed bool, t int64) {
 	switch se.drift.Add(malformed) {
 	case drift.Raise:
 		bad, n := se.drift.Counts()
-		se.raise(FormatDrift, t, func() string {
-			return sprintf("%d of the last %d lines with an engine marker did not parse: the engine's log format has changed", bad, n)
-		})
+		se.raise(FormatDrift, t, schema.Ev(schema.CodeFormatDrift, float64(bad), float64(n)))
 	case drift.Clear:
 		se.clear(FormatDrift, t)
 	}

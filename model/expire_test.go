@@ -82,7 +82,7 @@ func TestExpiryKeepsStale(t *testing.T) {
 func TestForgetCounts(t *testing.T) {
 	set, se, _ := expirySet(t, Options{})
 	set.Count(sample.Ignored)
-	se.raise(Stale, t0, func() string { return "x" })
+	se.raise(Stale, t0, schema.Ev(schema.CodeStale))
 	before := set.Report()
 	set.ForgetCounts()
 	x, r := snap(set), set.Report()

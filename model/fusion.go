@@ -1,10 +1,8 @@
 package model
 
 import (
-	"time"
-
-	"github.com/specwatch/specwatch/model/internal/events"
 	"github.com/specwatch/specwatch/model/internal/fusion"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -35,7 +33,7 @@ func sources(f *fusion.Choice) *Sources {
 }
 
 // EventJSON is one event in a series' life that is not an anomaly (model/internal/events).
-type EventJSON = events.Event
+type EventJSON = schema.Event
 
 // event records a restart, or an engine's word on its speculation.
 func (se *Series) event(s *sample.Sample) {
@@ -55,14 +53,7 @@ func (se *Series) fusionReport(r *SeriesReport) {
 	if se.fus.Saw(sample.SourceMetrics) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
-	if n, last, logged := se.events.Restarts(); n > 0 {
-		if r.Explanation != "" {
-			r.Explanation += " "
-		}
-		why := "its counters went back"
-		if logged {
-			why = "it logged its start-up"
-		}
-		r.Explanation += sprintf("The engine restarted %d time(s), last at %s (%s).", n, last.Format(time.RFC3339), why)
+	if d := r.Diagnosis; d != nil {
+		d.Restarts, d.LastRestart, d.RestartLogged = se.events.Restarts()
 	}
 }

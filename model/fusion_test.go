@@ -47,7 +47,7 @@ func TestLlamaCppFusion(t *testing.T) {
 				Host: []byte("gpu07"), Unit: []byte("llama-server.service"), Time: at})
 			at += int64(10 * time.Second)
 		}
-		rep, lo := set.Report(), logs.Report().Series[0]
+		rep, lo := set.wordedReport(), logs.wordedReport().Series[0]
 		if len(rep.Series) != 1 {
 			t.Fatalf("scrape first %v: %d series", scrapeFirst, len(rep.Series))
 		}

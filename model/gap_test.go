@@ -9,6 +9,7 @@ import (
 
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/pipeline"
+	"github.com/specwatch/specwatch/report/words"
 	"github.com/specwatch/specwatch/sim"
 )
 
@@ -50,7 +51,9 @@ func TestGapDoesNotAlarm(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
-		for _, s := range st.Report().Series {
+		r := st.Report()
+		words.Fill(&r)
+		for _, s := range r.Series {
 			v := s.Verdict
 			if v == "unjudged" && strings.Contains(s.Explanation, "after the baseline window") {
 				v = "expected"

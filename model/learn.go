@@ -5,6 +5,7 @@ import (
 
 	"github.com/specwatch/specwatch/model/internal/interval"
 	"github.com/specwatch/specwatch/model/internal/nofit"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -117,8 +118,10 @@ func (se *Series) DecodeInterval() (int, bool) {
 	return n, true
 }
 
-// noFitReason says why a series has no step model yet, with the numbers.
-func (se *Series) noFitReason() string {
+// noFit says why a series has no step model yet, with the numbers.
+func (se *Series) noFit() *schema.NoFit {
 	n, _ := se.DecodeInterval()
-	return se.learn.skipped.Explain(se.fit.N(), se.warmup(), se.points, n)
+	a := &se.learn.skipped
+	return &schema.NoFit{N: se.fit.N(), Warmup: se.warmup(), Interval: n, Lines: se.points,
+		AfterIdle: a.AfterIdle, NoContext: a.NoContext, BadStep: a.BadStep, Shared: a.Shared, Untrusted: a.Untrusted}
 }

@@ -44,7 +44,7 @@ func TestNoFitSaysWhy(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: %d, token usage: 0.01, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0", ctx))
 	}
 	se := feedLines(t, lines)
-	r := se.report()
+	r := se.wordedReport()
 	if r.StepModel != nil {
 		t.Fatalf("fitted %+v from unrelated lines", r.StepModel)
 	}
@@ -64,7 +64,7 @@ func TestNoFitNoContext(t *testing.T) {
 	for range 100 {
 		lines = append(lines, "[2026-11-20 09:00:00 TP0] avg_commit_len=3.00, avg_accepted_depth=2.00, step_ms=50.0")
 	}
-	r := feedLines(t, lines).report()
+	r := feedLines(t, lines).wordedReport()
 	if r.StepModel != nil || !strings.Contains(r.Explanation, "Of 100 decode lines, 100 named no context.") {
 		t.Errorf("model %+v, explanation:\n%s", r.StepModel, r.Explanation)
 	}
@@ -86,7 +86,7 @@ func TestLearnedIntervalAndLoggedStep(t *testing.T) {
 	if n, ok := se.DecodeInterval(); !ok || n != 25 {
 		t.Errorf("interval %d learned %v, want 25", n, ok)
 	}
-	m := se.report().StepModel
+	m := se.wordedReport().StepModel
 	// The throughput implies steps 1.5× the logged ones: a fit of those would be 45 ms + 30 µs.
 	if m == nil || m.FixedMS < 29 || m.FixedMS > 31 || m.MSPer1kToken < 19.5 || m.MSPer1kToken > 20.5 || m.N < 95 {
 		t.Errorf("fit %+v, want 30 ms + 20 ms per 1k from the logged steps, about 100 points", m)

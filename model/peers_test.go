@@ -23,7 +23,7 @@ func ranks4(seed uint64, d time.Duration, faults ...sim.Fault) sim.Scenario {
 // byRank lists the anomaly kinds of each rank.
 func byRank(set *Set) map[string][]string {
 	out := map[string][]string{}
-	for _, s := range set.Report().Series {
+	for _, s := range set.wordedReport().Series {
 		for _, a := range s.Anomalies {
 			out[s.Labels.Rank] = append(out[s.Labels.Rank], a.Kind)
 		}
@@ -50,7 +50,7 @@ func TestRankSkew(t *testing.T) {
 					t.Errorf("%s, seed %d: healthy rank %s has %v", c.name, seed, r, got[r])
 				}
 			}
-			for _, s := range set.Report().Series {
+			for _, s := range set.wordedReport().Series {
 				if s.Labels.Rank == "DP2 TP2" && seed == 1 {
 					t.Logf("%s: %s", c.name, s.Anomalies[0].Detail)
 				}
@@ -104,7 +104,7 @@ func TestRestartRegression(t *testing.T) {
 					raisedAt = s.Time
 				}
 			})
-			s := set.Report().Series[0]
+			s := set.wordedReport().Series[0]
 			raised, took := raisedAt != 0, time.Duration(raisedAt-restartAt)
 			if raised != c.want {
 				t.Errorf("%s, seed %d: restart_regression raised %v, want %v\n%s", c.name, seed, raised, c.want, s.Explanation)

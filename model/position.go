@@ -58,24 +58,10 @@ func (se *Series) positionReport(r *SeriesReport) {
 	for i, c := range position.Conditional(a) {
 		pp.Acceptance, pp.Conditional = append(pp.Acceptance, round(a[i], 4)), append(pp.Conditional, round(c, 4))
 	}
-	if ad, ok := position.Advise(a, se.opts.PositionCost, draftOption(se.labels.Engine)); ok && pp.Samples >= minPositionSamples {
+	if ad, ok := position.Advise(a, se.opts.PositionCost); ok && pp.Samples >= minPositionSamples {
 		pp.Advice = &PositionAdvice{Configured: ad.Configured, Suggested: ad.Suggested, CommitLen: round(ad.Commit, 3),
-			SuggestedCommitLen: round(ad.Kept, 3), Detail: ad.Detail}
-		if r.Explanation != "" {
-			r.Explanation += " "
-		}
-		r.Explanation += ad.Detail
+			SuggestedCommitLen: round(ad.Kept, 3), Commit: ad.Commit, Kept: ad.Kept, Cost: se.opts.PositionCost,
+			Dropped: a[ad.Suggested:]}
 	}
 	r.PerPosition = pp
-}
-
-// draftOption names the setting of the draft length as the engine spells it.
-func draftOption(engine string) string {
-	switch engine {
-	case sample.EngineVLLM.String():
-		return "num_speculative_tokens"
-	case sample.EngineLlamaCpp.String():
-		return "the draft length (--spec-draft-n-max, --draft-max in older builds)"
-	}
-	return "the draft length"
 }

@@ -59,7 +59,7 @@ func TestEarlyDropRaised(t *testing.T) {
 						}
 						worst[e] = max(worst[e], took)
 						if lasts == 0 && seed == 1 {
-							s := run(t, sc, Options{}, nil).Report().Series[0]
+							s := run(t, sc, Options{}, nil).wordedReport().Series[0]
 							if s.Verdict == "expected" || s.Verdict == "healthy" {
 								t.Errorf("%s %s log, fall at %s: verdict %s: %s", e, d, at, s.Verdict, s.Explanation)
 							}
@@ -93,7 +93,7 @@ func TestReadinessArmsWithinTenMinutes(t *testing.T) {
 				needs = append(needs, r[0].Need)
 			}
 		})
-		rep := set.Report().Series[0]
+		rep := set.wordedReport().Series[0]
 		var drop *Readiness
 		for i := range rep.Readiness {
 			if rep.Readiness[i].Detector == "acceptance_drop" {
@@ -123,7 +123,7 @@ func TestReadinessArmsWithinTenMinutes(t *testing.T) {
 // before acceptance_drop armed, in a 20-minute log.
 func TestUnarmedFallIsUnjudged(t *testing.T) {
 	sc := early(sim.VLLM, 1, 20*time.Minute, sim.Fault{Kind: sim.AcceptanceDrop, Start: 3 * time.Minute, Size: 1 - 1.8/2.8})
-	s := run(t, sc, Options{}, nil).Report().Series[0]
+	s := run(t, sc, Options{}, nil).wordedReport().Series[0]
 	if s.Verdict != "unjudged" || !strings.Contains(s.Explanation, "acceptance_drop armed at") {
 		t.Errorf("verdict %s: %s", s.Verdict, s.Explanation)
 	}

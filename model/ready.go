@@ -1,8 +1,6 @@
 package model
 
 import (
-	"time"
-
 	"github.com/specwatch/specwatch/model/schema"
 )
 
@@ -40,14 +38,15 @@ func (se *Series) readinessReport() []Readiness {
 
 // unarmed says why acceptance_drop could not judge a fall from the attribution's baseline
 // window to now, or "" if it could: it is warming up, or armed after that window.
-func (se *Series) unarmed() string {
+func (se *Series) unarmed() schema.Evidence {
 	armed, at, need := se.drop.Readiness()
 	switch {
 	case !armed:
-		return sprintf("acceptance_drop is still warming up (it needs %d more samples)", need)
+		return schema.Ev(schema.CodeDropWarming, float64(need))
 	case se.win.Best.End < at:
-		return sprintf("acceptance_drop armed at %s, after the baseline window (%s)",
-			time.Unix(0, at).UTC().Format(time.DateTime), time.Unix(0, se.win.Best.End).UTC().Format(time.DateTime))
+		e := schema.Ev(schema.CodeDropArmedLate)
+		e.T = [2]int64{at, se.win.Best.End}
+		return e
 	}
-	return ""
+	return schema.Evidence{}
 }

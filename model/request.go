@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -20,9 +21,7 @@ func (se *Series) request(s *sample.Sample) {
 	acc, hasAcc := s.Get(sample.Accepted)
 	drafted, hasDr := s.Get(sample.Drafted)
 	if hasAcc && hasDr {
-		se.inconsistentCheck(s.Time, acc > drafted, func() string {
-			return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", acc, drafted)
-		})
+		se.inconsistentCheck(s.Time, acc > drafted, schema.Ev(schema.CodeAcceptedOverDrafted, acc, drafted))
 	}
 	if hasCommit && se.takeCommit(s) {
 		// Only a request that drafted speaks of the drafter: one that never did (n-gram drafting

@@ -96,7 +96,7 @@ func TestRequestStepModel(t *testing.T) {
 		rs = append(rs, r)
 		set.Observe(r.sample(i))
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	a, b := ols(rs)
 	m := s.StepModel
 	if m == nil {
@@ -130,11 +130,11 @@ func TestRequestStepModelWideContexts(t *testing.T) {
 	for i, r := range rs {
 		step := (5 + 5.6*r.ctx/1000) * (1 + r.noise)
 		set.Observe(req{ctx: r.ctx, stepMS: step, commit: 2.4, steps: 40, acc: 56, drafted: 150}.sample(i))
-		if r := set.Report().Series[0]; i+1 == 10 && r.StepModel == nil {
+		if r := set.wordedReport().Series[0]; i+1 == 10 && r.StepModel == nil {
 			t.Fatalf("no step model after 10 requests: %s", r.Explanation)
 		}
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	if m := s.StepModel; m == nil || relErr(m.FixedMS, 5) > 0.15 || relErr(m.MSPer1kToken, 5.6) > 0.15 || m.N != len(rs) {
 		t.Errorf("step model %+v, want 5 ms + 5.6 ms per 1k tokens over %d requests", m, len(rs))
 	}
@@ -151,7 +151,7 @@ func TestRequestCommitPooled(t *testing.T) {
 		r.ctx, r.stepMS, r.drafted, r.acc = 500, 10, 50, (r.commit-1)*r.steps
 		set.Observe(r.sample(i))
 	}
-	c := set.Report().Series[0].CommitLen
+	c := set.wordedReport().Series[0].CommitLen
 	if c == nil || c.Mean != 2.333 || c.PooledMean != 2 {
 		t.Fatalf("commit_len %+v, want mean 2.333 per request, pooled 2 per verify step", c)
 	}
@@ -168,7 +168,7 @@ func TestRequestCommitPooled(t *testing.T) {
 		s.Set(sample.Context, 4000)
 		sg.Observe(s)
 	}
-	if b, _ := json.Marshal(sg.Report().Series[0].CommitLen); strings.Contains(string(b), "pooled_mean") {
+	if b, _ := json.Marshal(sg.wordedReport().Series[0].CommitLen); strings.Contains(string(b), "pooled_mean") {
 		t.Errorf("pooled_mean without steps: %s", b)
 	}
 }
@@ -185,7 +185,7 @@ func TestRequestStuck(t *testing.T) {
 		for i, r := range rs {
 			set.Observe(r.sample(i))
 		}
-		return set.Report()
+		return set.wordedReport()
 	}
 	healthy := run(good, none, none, none, good, none, none, none, none, good)
 	if s := healthy.Series[0]; len(s.Anomalies) != 0 || s.Verdict != "healthy" {
@@ -229,7 +229,7 @@ func TestRequestParts(t *testing.T) {
 		s.Set(sample.Drafted, 100)
 		set.Observe(s)
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	if s.Samples != 3 || s.CommitLen != nil || len(s.Anomalies) != 0 {
 		t.Errorf("parts: %d samples, commit %+v, anomalies %+v", s.Samples, s.CommitLen, s.Anomalies)
 	}
@@ -259,7 +259,7 @@ func TestRequestPerPosition(t *testing.T) {
 	set.Observe(req{ctx: 300, stepMS: 25, commit: 1.3, steps: 10, acc: 3, drafted: 100, pos: pos(0.2, 0.1)}.sample(2))
 	set.Observe(stats(3, sample.EventNone, 41, 0.9, 0.9))
 	set.Observe(req{ctx: 500, stepMS: 25, commit: 1, steps: 79, drafted: 1370, pos: pos()}.sample(4))
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	pp := s.PerPosition
 	if pp == nil || len(pp.Acceptance) != min(20, sample.MaxPerPosition) || pp.Samples != 3 {
 		t.Fatalf("per position %+v", pp)
@@ -277,7 +277,7 @@ func TestRequestPerPosition(t *testing.T) {
 	set.Observe(req{ctx: 100, stepMS: 25, commit: 2.7, steps: 29, acc: 50, drafted: 515}.sample(0))
 	set.Observe(stats(1, sample.EventTotals, 2.72, 0.690, 0.655, 0.345, 0.034))
 	set.Observe(stats(2, sample.EventTotals, 2.24, 0.557, 0.414, 0.214, 0.057))
-	if pp := set.Report().Series[0].PerPosition; pp == nil || len(pp.Acceptance) != 4 || pp.Acceptance[0] != 0.557 {
+	if pp := set.wordedReport().Series[0].PerPosition; pp == nil || len(pp.Acceptance) != 4 || pp.Acceptance[0] != 0.557 {
 		t.Errorf("per position from the statistics: %+v", pp)
 	}
 }
@@ -294,7 +294,7 @@ func TestPerPosition64(t *testing.T) {
 	for i := range 6 {
 		set.Observe(req{ctx: 200, stepMS: 8, commit: 5, steps: 24, acc: 96, drafted: 110, pos: v}.sample(i))
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	pp := s.PerPosition
 	if pp == nil || len(pp.Acceptance) != n || pp.Acceptance[n-1] != 0 || pp.Advice == nil {
 		t.Fatalf("per position %+v", pp)
@@ -322,7 +322,7 @@ func TestFormatDriftEnds(t *testing.T) {
 				Time: reqT0 + int64(i)*int64(time.Second)}
 			set.Apply(sample.Malformed, s)
 		}
-		if s := set.Report().Series[0]; len(s.Anomalies) != 1 || s.Anomalies[0].Kind != "format_drift" || s.Anomalies[0].End != nil {
+		if s := set.wordedReport().Series[0]; len(s.Anomalies) != 1 || s.Anomalies[0].Kind != "format_drift" || s.Anomalies[0].End != nil {
 			t.Fatalf("live %v: after the burst: %+v", live, s.Anomalies)
 		}
 		for ; i < 60; i++ {
@@ -333,7 +333,7 @@ func TestFormatDriftEnds(t *testing.T) {
 				set.Observe(good.sample(i))
 			}
 		}
-		s := set.Report().Series[0]
+		s := set.wordedReport().Series[0]
 		if len(s.Anomalies) != 1 || s.Anomalies[0].End == nil {
 			t.Fatalf("live %v: format_drift did not end: %+v", live, s.Anomalies)
 		}
@@ -374,7 +374,7 @@ func TestRequestBrokenDraftAndFix(t *testing.T) {
 			i += 3
 		}
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	if len(s.Anomalies) != 1 || s.Anomalies[0].Kind != "commit_len_stuck" || s.Anomalies[0].End == nil {
 		t.Fatalf("anomalies %+v, want one commit_len_stuck that ended", s.Anomalies)
 	}

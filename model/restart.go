@@ -4,13 +4,15 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/restart"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // restartState is a series' side of restart_regression: the comparison under way, and the
 // sentence the explanation carries once a restart has been judged.
 type restartState struct {
-	cmp  restart.Comparison
-	note string
+	cmp restart.Comparison
+	// note is a restart judged harmless, which the explanation tells (CodeRestartFine).
+	note schema.Evidence
 }
 
 // restartQuiet keeps the several start-up lines one restart prints (DFlash's draft runner,
@@ -41,11 +43,10 @@ func (se *Series) restartJudge(t int64) {
 		return
 	}
 	b := se.rs.cmp.Before()
-	at, what := time.Unix(0, b.At).UTC().Format(time.DateTime), r.Describe(b)
 	if r.Regressed {
-		se.raise(RestartRegression, t, func() string { return sprintf("after the engine restart at %s: %s", at, what) })
-		se.rs.note = ""
+		se.raise(RestartRegression, t, r.Evidence(schema.CodeRestartRegressed, b))
+		se.rs.note = schema.Evidence{}
 		return
 	}
-	se.rs.note = sprintf("The engine restarted at %s; after it, %s: no regression.", at, what)
+	se.rs.note = r.Evidence(schema.CodeRestartFine, b)
 }

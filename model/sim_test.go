@@ -64,7 +64,7 @@ func steady(seed uint64, d time.Duration, faults ...sim.Fault) sim.Scenario {
 
 func anomalies(set *Set) map[string]int {
 	out := map[string]int{}
-	for _, s := range set.Report().Series {
+	for _, s := range set.wordedReport().Series {
 		for _, a := range s.Anomalies {
 			out[a.Kind]++
 		}
@@ -76,7 +76,7 @@ func TestHealthyDayRaisesNothing(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		set := run(t, raw(sim.HealthyDay(seed)), Options{}, nil)
 		if got := anomalies(set); len(got) != 0 {
-			for _, s := range set.Report().Series {
+			for _, s := range set.wordedReport().Series {
 				for _, a := range s.Anomalies {
 					t.Logf("seed %d %s: %s %s", seed, s.Labels.Rank, a.Kind, a.Detail)
 				}
@@ -209,7 +209,7 @@ func TestFaultsAreRaised(t *testing.T) {
 // to learn a baseline, so whether commit length fell with the text or the drafter is not known.
 func TestContextGrowthIsUnjudged(t *testing.T) {
 	set := run(t, sim.ContextGrowth(1), Options{}, nil)
-	r := set.Report()
+	r := set.wordedReport()
 	if len(r.Series) != 1 {
 		t.Fatalf("%d series", len(r.Series))
 	}

@@ -90,9 +90,7 @@ func (se *Series) skewCheck(t int64) {
 	va, vs := se.peer.judge.Check(self, acc, step, okA, okS)
 	switch {
 	case va.Raised || vs.Raised:
-		se.raise(RankSkew, t, func() string {
-			return peers.Detail(self, va.Raised, acc, step, len(g.profiles), se.contextPhrase(self.Ctx))
-		})
+		se.raise(RankSkew, t, peers.Evidence(self, va.Raised, acc, step, len(g.profiles)))
 	case !va.Off && !vs.Off:
 		se.clear(RankSkew, t)
 	}

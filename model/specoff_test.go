@@ -12,7 +12,7 @@ import (
 // offPolicy is one series' report after a simulated policy run, with its anomalies by kind.
 func offPolicy(t *testing.T, sc sim.Scenario) (SeriesReport, map[string][]AnomalyJSON) {
 	t.Helper()
-	rep := run(t, sc, Options{}, nil).Report()
+	rep := run(t, sc, Options{}, nil).wordedReport()
 	if len(rep.Series) != 1 {
 		t.Fatalf("%d series", len(rep.Series))
 	}

@@ -1,6 +1,6 @@
 package model
 
-import "time"
+import "github.com/specwatch/specwatch/model/schema"
 
 // Stale detection is live-only: a series that stopped producing samples while its unit keeps
 // logging means the engine stopped printing statistics (a hang in the scheduler, a log level
@@ -45,11 +45,9 @@ func (m *Set) Tick(now int64) {
 		silent := now-se.lastHeard() > after
 		switch {
 		case silent && !se.expiry.gone && unitLast > se.lastHeard()+after/2 && now-unitLast < after:
-			last, heard := se.last, se.lastHeard()
-			se.raise(Stale, se.logTime(now), func() string {
-				return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",
-					time.Duration(now-heard).Round(time.Second), time.Unix(0, last).UTC().Format(time.DateTime))
-			})
+			ev := schema.Ev(schema.CodeStale, float64(now-se.lastHeard()))
+			ev.T[0] = se.last
+			se.raise(Stale, se.logTime(now), ev)
 		case !silent:
 			se.clear(Stale, se.logTime(now))
 		}

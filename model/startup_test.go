@@ -32,7 +32,7 @@ func TestStartupLineRestartsEveryRank(t *testing.T) {
 		feed(i, "other.service", "[2026-11-20 09:00:00 TP0] Decode batch, #running-req: 1, #token: 1000, token usage: 0.01, accept len: 3.00, gen throughput (token/s): 60.00, #queue-req: 0")
 	}
 	feed(i, "sglang.service", "[2026-11-20 09:10:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)")
-	r := m.Report()
+	r := m.wordedReport()
 	if len(r.Series) != 3 {
 		t.Fatalf("%d series, want the 3 ranks only", len(r.Series))
 	}

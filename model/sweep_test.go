@@ -28,7 +28,7 @@ func TestSeedSweepStepModel(t *testing.T) {
 					name := fmt.Sprintf("interval %d, %s, %s, seed %d", iv, st.name, f, seed)
 					sc := sim.SeedSweep(seed, sim.SweepOptions{DecodeInterval: iv, CustomStats: st.custom, ProfileLines: st.profile, Format: f})
 					set := run(t, sc, Options{}, nil)
-					r := set.Report()
+					r := set.wordedReport()
 					if len(r.Series) != 1 {
 						t.Fatalf("%s: %d series", name, len(r.Series))
 					}

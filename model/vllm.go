@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -60,9 +61,7 @@ func (se *Series) spec(s *sample.Sample) {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate
 	}
 	if hasAcc && hasDr {
-		se.inconsistentCheck(s.Time, accepted > drafted, func() string {
-			return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", accepted, drafted)
-		})
+		se.inconsistentCheck(s.Time, accepted > drafted, schema.Ev(schema.CodeAcceptedOverDrafted, accepted, drafted))
 	}
 	pe, joined := se.pending.Join(s.Source, s.Time)
 	if se.notDrafting(s, commit, hasCommit) { // the counters drafted nothing in the interval

@@ -33,7 +33,7 @@ func TestRequestWidthModel(t *testing.T) {
 		r := req{ctx: d.ctx, stepMS: d.evalMS / steps, commit: (d.g - 1) / steps, steps: steps, acc: d.a, drafted: d.d}
 		set.Observe(r.sample(i))
 	}
-	s := set.Report().Series[0]
+	s := set.wordedReport().Series[0]
 	m := s.StepModel
 	if m == nil {
 		t.Fatalf("no step model: %s", s.Explanation)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/words"
 )
 
 // JSONOptions configure WriteJSON.
@@ -17,6 +18,7 @@ type JSONOptions struct {
 // WriteJSON writes r as one JSON value and a newline: the schema of `specwatch analyze
 // --format json` and of /api/v1/report, model.Report's encoding.
 func WriteJSON(w io.Writer, r model.Report, opts JSONOptions) error {
+	words.Fill(&r)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", opts.Indent)
 	return enc.Encode(r)

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 	"github.com/specwatch/specwatch/report/svgplot"
+	"github.com/specwatch/specwatch/report/words"
 )
 
 // PageOptions set what the HTML page says about itself. The same page is the file written by
@@ -35,6 +37,7 @@ type PageOptions struct {
 // Bidirectional controls from any string (labels, details, the title) are shown as their code
 // points, "[U+202E]", never passed to the browser (page_bidi.go).
 func WritePage(w io.Writer, r model.Report, plots []model.SeriesPlot, opts PageOptions) error {
+	words.Fill(&r)
 	f := &bidiFilter{w: w}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	v := buildPage(r, plots, opts)
@@ -95,18 +98,18 @@ func buildPage(r model.Report, plots []model.SeriesPlot, opts PageOptions) pageV
 	if opts.Refresh > 0 {
 		sec := max(1, int64(math.Ceil(opts.Refresh.Seconds())))
 		v.RefreshMeta = template.HTML(`<meta http-equiv="refresh" content="` + strconv.FormatInt(sec, 10) + `">`)
-		v.RefreshText = fmtDur(time.Duration(sec) * time.Second)
+		v.RefreshText = numfmt.Dur(time.Duration(sec) * time.Second)
 	}
 	in := r.Input
 	v.Input = []tile{
-		{Label: "lines", Value: thousands(in.Lines), Sub: "read"},
-		{Label: "samples", Value: thousands(in.Samples), Sub: "engine statistics parsed"},
-		{Label: "ignored", Value: thousands(in.Ignored), Sub: "not engine statistics"},
-		{Label: "malformed", Value: thousands(in.Malformed), Sub: "engine marker, did not parse", Class: badIf(in.Malformed > 0)},
-		{Label: "unreadable", Value: thousands(in.Unreadable), Sub: "records not decodable", Class: badIf(in.Unreadable > 0)},
+		{Label: "lines", Value: numfmt.Thousands(in.Lines), Sub: "read"},
+		{Label: "samples", Value: numfmt.Thousands(in.Samples), Sub: "engine statistics parsed"},
+		{Label: "ignored", Value: numfmt.Thousands(in.Ignored), Sub: "not engine statistics"},
+		{Label: "malformed", Value: numfmt.Thousands(in.Malformed), Sub: "engine marker, did not parse", Class: badIf(in.Malformed > 0)},
+		{Label: "unreadable", Value: numfmt.Thousands(in.Unreadable), Sub: "records not decodable", Class: badIf(in.Unreadable > 0)},
 	}
 	if in.OutOfRange > 0 {
-		v.Input = append(v.Input, tile{Label: "out of range", Value: thousands(in.OutOfRange), Sub: "outside --since/--until"})
+		v.Input = append(v.Input, tile{Label: "out of range", Value: numfmt.Thousands(in.OutOfRange), Sub: "outside --since/--until"})
 	}
 	byLabels := make(map[model.Labels]*model.SeriesPlot, len(plots))
 	for i := range plots {
@@ -164,12 +167,12 @@ func anomalyOverview(a model.AnomalyJSON, sr *model.SeriesReport, anchor string)
 		Anchor: anchor, Detail: a.Detail, start: a.Start}
 	row.sev = map[string]int{"critical": 0, "warning": 1, "info": 2}[row.Severity]
 	if a.End == nil {
-		row.When = "since " + fmtTime(a.Start)
+		row.When = "since " + numfmt.Time(a.Start)
 		if d := sr.Last.Sub(a.Start); d > 0 {
-			row.When += " · " + fmtDur(d) + " to the last sample"
+			row.When += " · " + numfmt.Dur(d) + " to the last sample"
 		}
 	} else {
-		row.When = fmtTime(a.Start) + " → " + fmtClock(*a.End, a.Start) + " · " + fmtDur(a.End.Sub(a.Start))
+		row.When = numfmt.Time(a.Start) + " → " + numfmt.Clock(*a.End, a.Start) + " · " + numfmt.Dur(a.End.Sub(a.Start))
 	}
 	return row
 }

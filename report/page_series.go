@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 	"github.com/specwatch/specwatch/report/svgplot"
 )
 
@@ -66,12 +67,12 @@ func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	}
 	v.Span = "no samples yet"
 	if sr.Samples > 0 {
-		v.Span = thousands(sr.Samples) + " samples · " + fmtTime(sr.First) + " → " + fmtClock(sr.Last, sr.First) +
-			" · " + fmtDur(sr.Last.Sub(sr.First))
+		v.Span = numfmt.Thousands(sr.Samples) + " samples · " + numfmt.Time(sr.First) + " → " + numfmt.Clock(sr.Last, sr.First) +
+			" · " + numfmt.Dur(sr.Last.Sub(sr.First))
 	}
 	v.Figures = figures(sr, kv)
 	for _, f := range sr.Forecast {
-		v.Forecast = append(v.Forecast, forecastRow{Context: ctxShort(f.Context), StepMS: svgplot.Fixed(f.StepMS, 0), TPS: tps(f.TPS)})
+		v.Forecast = append(v.Forecast, forecastRow{Context: numfmt.CtxShort(f.Context), StepMS: numfmt.Fixed(f.StepMS, 0), TPS: numfmt.TPS(f.TPS)})
 	}
 	for _, a := range sr.Anomalies {
 		v.Anomalies = append(v.Anomalies, anomalyOverview(a, sr, anchor))
@@ -184,82 +185,74 @@ func fitSlope(b float64, kv bool) float64 {
 // stepModelText is "33.5 ms + 19.86 ms per 1k tokens", or per 1 % KV cache for vLLM.
 func stepModelText(aMS, bMS float64, kv bool) string {
 	if kv {
-		return svgplot.Fixed(aMS, 1) + " ms + " + svgplot.Fixed(bMS, 3) + " ms per 1 % KV cache"
+		return numfmt.Fixed(aMS, 1) + " ms + " + numfmt.Fixed(bMS, 3) + " ms per 1 % KV cache"
 	}
-	return svgplot.Fixed(aMS, 1) + " ms + " + svgplot.Fixed(bMS, 2) + " ms per 1k tokens"
+	return numfmt.Fixed(aMS, 1) + " ms + " + numfmt.Fixed(bMS, 2) + " ms per 1k tokens"
 }
 
 // figures are the key numbers of a series, each "—" with a reason until there is data.
 func figures(sr *model.SeriesReport, kv bool) []tile {
 	out := make([]tile, 0, 3)
-	t := tile{Label: "tok/s, measured mean", Value: svgplot.Dash, Sub: "not enough data yet"}
+	t := tile{Label: "tok/s, measured mean", Value: numfmt.Dash, Sub: "not enough data yet"}
 	if s := sr.TPS; s != nil {
-		t.Value, t.Sub = tps(s.MeasuredMean), "no prediction yet"
+		t.Value, t.Sub = numfmt.TPS(s.MeasuredMean), "no prediction yet"
 		if s.PredictedMean > 0 {
-			t.Sub = "predicted " + tps(s.PredictedMean) + " · mean abs error " + svgplot.Fixed(100*s.MAPE, 1) + "\u00a0%"
+			t.Sub = "predicted " + numfmt.TPS(s.PredictedMean) + " · mean abs error " + numfmt.Fixed(100*s.MAPE, 1) + "\u00a0%"
 		}
 	}
 	out = append(out, t)
-	t = tile{Label: "commit length, mean", Value: svgplot.Dash, Sub: "not enough data yet"}
+	t = tile{Label: "commit length, mean", Value: numfmt.Dash, Sub: "not enough data yet"}
 	if c := sr.CommitLen; c != nil {
-		t.Value = svgplot.Fixed(c.Mean, 2)
-		t.Sub = "p10 " + svgplot.Fixed(c.P10, 2) + " · p50 " + svgplot.Fixed(c.P50, 2) + " · p90 " + svgplot.Fixed(c.P90, 2) + " · last " + svgplot.Fixed(c.Last, 2)
+		t.Value = numfmt.Fixed(c.Mean, 2)
+		t.Sub = "p10 " + numfmt.Fixed(c.P10, 2) + " · p50 " + numfmt.Fixed(c.P50, 2) + " · p90 " + numfmt.Fixed(c.P90, 2) + " · last " + numfmt.Fixed(c.Last, 2)
 		if pooledDiffers(c) {
 			t.Label = "commit length, mean per request"
-			t.Sub = svgplot.Fixed(c.PooledMean, 2) + " per verify step · " + t.Sub
+			t.Sub = numfmt.Fixed(c.PooledMean, 2) + " per verify step · " + t.Sub
 		}
 	}
 	out = append(out, t)
-	t = tile{Label: "step model, a + b · context", Value: svgplot.Dash, Sub: "not enough data yet"}
+	t = tile{Label: "step model, a + b · context", Value: numfmt.Dash, Sub: "not enough data yet"}
 	if m := sr.StepModel; m != nil {
 		b, ref := m.MSPer1kToken, m.RefMSPer1kToken
 		if kv {
 			b, ref = m.MSPerKVPercent, m.RefMSPerKVPercent
 		}
 		per := "per 1k tokens"
-		t.Value = svgplot.Fixed(m.FixedMS, 1) + " ms + " + svgplot.Fixed(b, 2) + " ms"
+		t.Value = numfmt.Fixed(m.FixedMS, 1) + " ms + " + numfmt.Fixed(b, 2) + " ms"
 		if kv {
 			per = "per 1 % KV cache"
-			t.Value = svgplot.Fixed(m.FixedMS, 1) + " ms + " + svgplot.Fixed(b, 3) + " ms"
+			t.Value = numfmt.Fixed(m.FixedMS, 1) + " ms + " + numfmt.Fixed(b, 3) + " ms"
 		}
-		t.Sub = "b " + per + " · R² " + svgplot.Fixed(m.R2, 2) + " · " + thousands(int64(m.N)) + " samples"
+		t.Sub = "b " + per + " · R² " + numfmt.Fixed(m.R2, 2) + " · " + numfmt.Thousands(int64(m.N)) + " samples"
 		if m.MSPerDraftToken != 0 {
 			t.Label = "step model, a + b · context + c · draft tokens"
-			t.Sub = "c " + svgplot.Fixed(m.MSPerDraftToken, 2) + " ms per draft token · " + t.Sub
+			t.Sub = "c " + numfmt.Fixed(m.MSPerDraftToken, 2) + " ms per draft token · " + t.Sub
 		}
 		if m.RefFixedMS != 0 || ref != 0 {
-			t.Sub += " · robust reference " + svgplot.Fixed(m.RefFixedMS, 1) + " + " + svgplot.Fixed(ref, 2)
+			t.Sub += " · robust reference " + numfmt.Fixed(m.RefFixedMS, 1) + " + " + numfmt.Fixed(ref, 2)
 		}
 	}
 	return append(out, t)
-}
-
-// ctxShort is a forecast context as people say it: 4k, 32k, 128k (of 1024 tokens).
-func ctxShort(n int) string {
-	if n >= 1024 && n%1024 == 0 {
-		return strconv.Itoa(n/1024) + "k"
-	}
-	return thousands(int64(n))
 }
 
 // attrRows compare the baseline and current windows of an attribution.
 func attrRows(a *model.AttributionJSON, kv bool) []attrRow {
 	b, c := a.Baseline, a.Current
 	ratio := func(x, y float64) string {
-		if !(x > 0) || !svgplot.Finite(y/x) {
-			return svgplot.Dash
+		if !(x > 0) || !numfmt.Finite(y/x) {
+			return numfmt.Dash
 		}
-		return "×" + svgplot.Fixed(y/x, 2)
+		return "×" + numfmt.Fixed(y/x, 2)
 	}
 	// Clock times, with dates only when the windows are on different days.
 	dates := b.Start.UTC().Format(time.DateOnly) != c.End.UTC().Format(time.DateOnly)
 	return []attrRow{
 		{"window", windowText(b, dates), windowText(c, dates), ""},
-		{"tok/s", tps(b.TPS), tps(c.TPS), ratio(b.TPS, c.TPS)},
-		{"context", ctxText(b.Context, kv), ctxText(c.Context, kv), ratio(b.Context, c.Context)},
-		{"commit length", svgplot.Fixed(b.CommitLen, 2), svgplot.Fixed(c.CommitLen, 2), ratio(b.CommitLen, c.CommitLen)},
-		{"step", svgplot.Fixed(b.StepMS, 1) + " ms", svgplot.Fixed(c.StepMS, 1) + " ms", ratio(b.StepMS, c.StepMS)},
-		{"running requests", svgplot.Fixed(b.Running, 1), svgplot.Fixed(c.Running, 1), ratio(b.Running, c.Running)},
+		{"tok/s", numfmt.TPS(b.TPS), numfmt.TPS(c.TPS), ratio(b.TPS, c.TPS)},
+		{"context", numfmt.Ctx(b.Context, kv), numfmt.Ctx(c.Context, kv), ratio(b.Context, c.Context)},
+		{"commit length", numfmt.Fixed(b.CommitLen, 2), numfmt.Fixed(c.CommitLen, 2), ratio(b.CommitLen, c.CommitLen)},
+		{"step", numfmt.Fixed(b.StepMS, 1) + " ms", numfmt.Fixed(c.StepMS, 1) + " ms", ratio(b.StepMS, c.StepMS)},
+		{"running requests", numfmt.Fixed(b.Running, 1), numfmt.Fixed(c.Running, 1), ratio(b.Running, c.Running)},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // sourcesLine says on a card which input gave which figure, for series the scrape source fed.
@@ -39,7 +40,7 @@ func sourceName(s string) string {
 func eventLines(es []model.EventJSON) []string {
 	var out []string
 	for _, e := range es {
-		out = append(out, "Engine "+e.Kind+" at "+fmtTime(e.Time)+": "+e.Detail+".")
+		out = append(out, "Engine "+e.Kind+" at "+numfmt.Time(e.Time)+": "+e.Detail+".")
 	}
 	return out
 }
@@ -83,7 +84,7 @@ func readinessLine(rs []model.Readiness) string {
 	var parts []string
 	for _, r := range rs {
 		if !r.Armed {
-			parts = append(parts, r.Detector+" warming up ("+thousands(int64(r.NeedsSamples))+" more samples)")
+			parts = append(parts, r.Detector+" warming up ("+numfmt.Thousands(int64(r.NeedsSamples))+" more samples)")
 		}
 	}
 	if len(parts) == 0 {

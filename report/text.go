@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/words"
 )
 
 // WriteText prints the report for a person at a terminal: the input accounting first (so a
 // format change is never silent), then one block per series.
 func WriteText(w io.Writer, r model.Report) error {
+	words.Fill(&r)
 	bw := bufio.NewWriter(w)
 	in := r.Input
 	fmt.Fprintf(bw, "input: %d lines, %d samples, %d ignored, %d malformed", in.Lines, in.Samples, in.Ignored, in.Malformed)

@@ -21,6 +21,10 @@ echo "== go vet"
 go vet ./...
 echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+echo "== build"
+# The end-to-end tests build the binary (-trimpath, as internal/testkit/testharness does): built
+# here first, its packages are in the cache before the race builds compete for the cores.
+go build -trimpath -o /dev/null ./cmd/specwatch
 echo "== go test -race"
 # test/privilege rebuilds the unit's sandbox by remounting the host's tree; podman's overlay
 # mounts under /var/lib/containers, made by the container tests running beside it, failed that
@@ -28,7 +32,7 @@ echo "== go test -race"
 # -p 3 and -parallel 4: the end-to-end tests spend most of their minutes waiting on real time
 # (alert rules' for:, rotations, restarts), not on the two cores, so three packages at once and
 # four of their parallel tests overlap those waits (the whole run took 16.4 min with -p 2).
-go test -race -count=1 -p 3 -parallel 4 $(go list ./... | grep -v -e '/test/privilege$' -e '/test/llamacpp$')
+go test -race -count=1 -timeout 20m -p 3 -parallel 4 $(go list ./... | grep -v -e '/test/privilege$' -e '/test/llamacpp$')
 go test -race -count=1 ./test/privilege
 # The real engine's step times are the truth its step model is judged against: it runs alone,
 # the machine's cores its own (beside the other packages a request's steps ran 70 % slower).

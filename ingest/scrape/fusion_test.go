@@ -190,8 +190,8 @@ func logsAndMetrics(t *testing.T, scrapeFirst bool) {
 	if len(s.Events) != 1 || s.Events[0].Kind != "restart" || !s.Events[0].Time.Equal(restartTime) {
 		t.Errorf("events %+v, want one restart at %v", s.Events, restartTime)
 	}
-	if !strings.Contains(s.Explanation, "restarted 1 time") {
-		t.Errorf("explanation does not state the restart: %q", s.Explanation)
+	if d := s.Diagnosis; d == nil || d.Restarts != 1 || d.RestartLogged {
+		t.Errorf("the diagnosis does not state one restart of the counters: %+v", d)
 	}
 	if s.CommitLen.P90 > 1+1.02*(0.75+0.5+0.3)+0.05 || s.CommitLen.P10 < 2 {
 		t.Errorf("commit length p10 %v p90 %v: a restart must not make a spike", s.CommitLen.P10, s.CommitLen.P90)

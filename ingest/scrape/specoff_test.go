@@ -13,6 +13,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/scrape"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/pipeline"
 )
 
@@ -101,13 +102,13 @@ func TestTRTLLMGateDisablesSpeculation(t *testing.T) {
 		case "speculation_disabled":
 			disabled = &s.Anomalies[i]
 		case "commit_len_stuck", "acceptance_drop":
-			t.Errorf("%s raised for speculation the engine switched off: %s", a.Kind, a.Detail)
+			t.Errorf("%s raised for speculation the engine switched off: %+v", a.Kind, a.Evidence)
 		}
 	}
 	if disabled == nil {
 		t.Fatalf("no speculation_disabled: %+v", s.Anomalies)
 	}
-	if disabled.Severity != "warning" || !strings.Contains(disabled.Detail, "SpeculationGate") || !strings.Contains(disabled.Detail, "threshold 0.5") {
+	if e := disabled.Evidence; disabled.Severity != "warning" || e.Code != schema.CodeSpecOff || e.N[2] != schema.SpecCauseGate || e.N[4] != 0.5 {
 		t.Errorf("speculation_disabled %+v: want a warning naming the gate and its threshold", *disabled)
 	}
 	if at := disabled.Start.Sub(time.Date(2026, 12, 1, 12, 30, 0, 0, time.UTC)); at < 10*time.Minute || at > 11*time.Minute {

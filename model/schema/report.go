@@ -1,10 +1,6 @@
 package schema
 
-import (
-	"time"
-
-	"github.com/specwatch/specwatch/model/internal/events"
-)
+import "time"
 
 // Report is the diagnosis of every series: the JSON of `specwatch analyze --format json` and of
 // /api/v1/report. Field names are public interface (docs/report.md): dashboards and scripts read them.
@@ -34,14 +30,24 @@ type SeriesReport struct {
 	// PerPosition is acceptance per draft position, where the engine states it (vLLM, llama.cpp).
 	PerPosition *PerPosition `json:"per_position,omitempty"`
 	// Events are the series' restarts and speculation switches with the batch size.
-	Events []events.Event `json:"events,omitempty"`
+	Events []Event `json:"events,omitempty"`
 	// NotSpeculating counts the samples whose steps drafted nothing (speculation off by the
 	// engine's policy), kept out of the commit length.
 	NotSpeculating int64 `json:"not_speculating,omitempty"`
 	// Sources says which input gave which figure: logs, the engine's /metrics, or both.
-	Sources     *Sources `json:"sources,omitempty"`
-	Verdict     string   `json:"verdict,omitempty"`
-	Explanation string   `json:"explanation,omitempty"`
+	Sources     *Sources   `json:"sources,omitempty"`
+	Verdict     string     `json:"verdict,omitempty"`
+	Explanation string     `json:"explanation,omitempty"` // report/words writes it from Diagnosis
+	Diagnosis   *Diagnosis `json:"-"`
+}
+
+// Event is one event of a series' life that is not an anomaly (a restart, speculation
+// switched with the batch size); report/words writes Detail from Evidence.
+type Event struct {
+	Kind     string    `json:"kind"`
+	Time     time.Time `json:"time"`
+	Detail   string    `json:"detail"`
+	Evidence Evidence  `json:"-"`
 }
 
 // Sources says where a series' figures came from: "logs" or "metrics" (the engine's own

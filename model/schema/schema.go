@@ -143,7 +143,8 @@ type AnomalyJSON struct {
 	Severity string     `json:"severity"`
 	Start    time.Time  `json:"start"`
 	End      *time.Time `json:"end"`
-	Detail   string     `json:"detail"`
+	Detail   string     `json:"detail"` // report/words writes it from Evidence
+	Evidence Evidence   `json:"-"`
 }
 
 // PerPosition is acceptance per draft position: Acceptance[i] is the share of verify steps
@@ -163,7 +164,11 @@ type PositionAdvice struct {
 	Suggested          int     `json:"suggested"`
 	CommitLen          float64 `json:"commit_len"`
 	SuggestedCommitLen float64 `json:"suggested_commit_len"`
-	Detail             string  `json:"detail"`
+	Detail             string  `json:"detail"` // report/words writes it from the rest
+	// Unrounded: tokens per verify step with every position and with the suggested ones, the
+	// acceptance of the positions to drop, and a position's cost as a fraction of a step.
+	Commit, Kept, Cost float64   `json:"-"`
+	Dropped            []float64 `json:"-"`
 }
 
 // Readiness says whether a detector of the series judges yet: armed (since ArmedAt), or

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // svgBuf builds SVG markup by hand. Plots carry thousands of points, so it appends numbers with
@@ -116,7 +118,7 @@ type extent struct {
 }
 
 func (e *extent) add(v float64) {
-	if !Finite(v) {
+	if !numfmt.Finite(v) {
 		return
 	}
 	if e.n == 0 || v < e.lo {
@@ -138,7 +140,7 @@ type tick struct {
 // domain widened to whole ticks, so axes start and end on a labelled value people can read.
 // Degenerate input (NaN, lo == hi) still yields a usable axis.
 func niceTicks(lo, hi float64, n int) (ticks []tick, dlo, dhi float64) {
-	if !Finite(lo) || !Finite(hi) {
+	if !numfmt.Finite(lo) || !numfmt.Finite(hi) {
 		lo, hi = 0, 1
 	}
 	if lo > hi {
@@ -171,7 +173,7 @@ func niceTicks(lo, hi float64, n int) (ticks []tick, dlo, dhi float64) {
 
 // niceStep is the smallest of 1, 2, 2.5, 5 × 10^k at least raw.
 func niceStep(raw float64) float64 {
-	if !(raw > 0) || !Finite(raw) {
+	if !(raw > 0) || !numfmt.Finite(raw) {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(raw)))

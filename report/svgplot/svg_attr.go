@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // factor is one term of the throughput attribution: ln of the factor by which it changed tok/s.
@@ -31,10 +32,10 @@ func attrFactors(a *model.AttributionJSON) (fs []factor, total float64) {
 // shareText is x's part of total in whole percent, or "" when the total is too small for shares to
 // mean anything (opposite terms cancelling).
 func shareText(x, total float64) string {
-	if !Finite(x) || !Finite(total) || math.Abs(total) < 0.01 {
+	if !numfmt.Finite(x) || !numfmt.Finite(total) || math.Abs(total) < 0.01 {
 		return ""
 	}
-	return Fixed(100*x/total, 0) + "\u00a0%"
+	return numfmt.Fixed(100*x/total, 0) + "\u00a0%"
 }
 
 // Attribution draws the attribution as signed horizontal bars of log-ratio contributions
@@ -71,7 +72,7 @@ func Attribution(a *model.AttributionJSON, label string) Drawn {
 			s.line(f.x0()-90, y, f.x1()+166, y, "sep")
 		}
 		v := fc.v
-		if !Finite(v) {
+		if !numfmt.Finite(v) {
 			v = 0
 		}
 		bx0, bx1 := f.x.at(0), f.x.at(v)

@@ -3,6 +3,8 @@ package svgplot
 import (
 	"math"
 	"strconv"
+
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // pathData is SVG path data in relative coordinates of whole tenths of a pixel: "M12.3 45.6"
@@ -80,7 +82,7 @@ type polyline struct {
 }
 
 func (p *polyline) to(x, y float64) {
-	if !Finite(x) || !Finite(y) {
+	if !numfmt.Finite(x) || !numfmt.Finite(y) {
 		p.lift()
 		return
 	}
@@ -140,7 +142,7 @@ type dots struct {
 }
 
 func (p *dots) at(x, y float64) {
-	if !Finite(x) || !Finite(y) {
+	if !numfmt.Finite(x) || !numfmt.Finite(y) {
 		return
 	}
 	cell := [2]int32{int32(math.Round(math.Max(-1e9, math.Min(1e9, x)))), int32(math.Round(math.Max(-1e9, math.Min(1e9, y))))}

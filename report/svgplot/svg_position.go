@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // PerPosition draws acceptance per draft position as vertical bars (the share of verify steps
@@ -27,7 +28,7 @@ func PerPosition(pp *model.PerPosition, label string) Drawn {
 	for _, t := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		y := f.y.at(t)
 		s.line(f.x0(), y, f.x1(), y, "grid")
-		s.text(f.x0()-8, y+4, "yt", Fixed(100*t, 0)+"\u00a0%")
+		s.text(f.x0()-8, y+4, "yt", numfmt.Fixed(100*t, 0)+"\u00a0%")
 	}
 	bw := (f.x1() - f.x0()) / float64(n)
 	// A long draft (an n-gram draft's 64 positions) leaves bars too narrow for their labels:
@@ -37,7 +38,7 @@ func PerPosition(pp *model.PerPosition, label string) Drawn {
 		every *= 2
 	}
 	for i, a := range pp.Acceptance {
-		if !Finite(a) {
+		if !numfmt.Finite(a) {
 			a = 0
 		}
 		a = min(max(a, 0), 1)
@@ -48,21 +49,21 @@ func PerPosition(pp *model.PerPosition, label string) Drawn {
 		}
 		pos := strconv.Itoa(i + 1)
 		s.str(`<g class="` + class + `"><title>`)
-		s.esc("position " + pos + ": accepted in " + Fixed(100*a, 1) + " % of verify steps")
+		s.esc("position " + pos + ": accepted in " + numfmt.Fixed(100*a, 1) + " % of verify steps")
 		if i < len(pp.Conditional) {
-			s.esc(", " + Fixed(100*pp.Conditional[i], 1) + " % given position " + strconv.Itoa(i) + " was")
+			s.esc(", " + numfmt.Fixed(100*pp.Conditional[i], 1) + " % given position " + strconv.Itoa(i) + " was")
 		}
 		s.str(`</title>`)
 		s.rect(x+bw*0.15, f.y.at(a), bw*0.7, max(f.y0()-f.y.at(a), 1), "")
 		s.str(`</g>`)
 		if labels {
-			s.text(x+bw/2, f.y.at(a)-5, "pv", Fixed(100*a, 0)+"\u00a0%")
+			s.text(x+bw/2, f.y.at(a)-5, "pv", numfmt.Fixed(100*a, 0)+"\u00a0%")
 		}
 		if i == 0 || (i+1)%every == 0 {
 			s.text(x+bw/2, f.y0()+17, "xt", pos)
 		}
 		if labels && i > 0 && i < len(pp.Conditional) {
-			s.text(x+bw/2, f.y1()-12, "pv cond", "×"+Fixed(pp.Conditional[i], 2))
+			s.text(x+bw/2, f.y1()-12, "pv cond", "×"+numfmt.Fixed(pp.Conditional[i], 2))
 		}
 	}
 	s.text((f.x0()+f.x1())/2, f.y0()+36, "atitle mid", "draft position (×: acceptance given the position before)")

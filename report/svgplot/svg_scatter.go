@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // RecencyBins is how many shades the step-vs-context scatter uses for age. Points are grouped
@@ -33,7 +34,7 @@ func Scatter(p *model.SeriesPlot, label string) Drawn {
 	var steps []float64
 	for i := range p.Points {
 		q := &p.Points[i]
-		if q.Idle || !Finite(float64(q.Ctx)) || !(q.Step > 0) || !Finite(float64(q.Step)) {
+		if q.Idle || !numfmt.Finite(float64(q.Ctx)) || !(q.Step > 0) || !numfmt.Finite(float64(q.Step)) {
 			continue
 		}
 		xs.add(float64(q.Ctx))
@@ -45,7 +46,7 @@ func Scatter(p *model.SeriesPlot, label string) Drawn {
 	ymax := robustMax(steps)
 	ys.add(0)
 	ys.add(ymax)
-	fit := p.FitOK && Finite(p.FitA) && Finite(p.FitB)
+	fit := p.FitOK && numfmt.Finite(p.FitA) && numfmt.Finite(p.FitB)
 	if fit {
 		ys.add(1000 * (p.FitA + p.FitB*xs.lo))
 		ys.add(1000 * (p.FitA + p.FitB*xs.hi))
@@ -72,7 +73,7 @@ func Scatter(p *model.SeriesPlot, label string) Drawn {
 	for i := range p.Points {
 		q := &p.Points[i]
 		x, y := float64(q.Ctx), 1000*float64(q.Step)
-		if !Finite(x) || !Finite(y) || y < 0 {
+		if !numfmt.Finite(x) || !numfmt.Finite(y) || y < 0 {
 			continue
 		}
 		// After-idle contexts may lie outside the fitted range: they sit on the edge.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 func tickValues(ts []tick) []float64 {
@@ -64,11 +66,11 @@ func TestNiceTicksDegenerate(t *testing.T) {
 		{0, 0}, {5, 5}, {-3, -3}, {math.NaN(), 1}, {0, math.Inf(1)}, {math.Inf(-1), math.NaN()}, {7, 2}, {1e-300, 1e-300},
 	} {
 		ts, dlo, dhi := niceTicks(c.lo, c.hi, 5)
-		if len(ts) < 2 || !(dhi > dlo) || !Finite(dlo) || !Finite(dhi) {
+		if len(ts) < 2 || !(dhi > dlo) || !numfmt.Finite(dlo) || !numfmt.Finite(dhi) {
 			t.Errorf("niceTicks(%g, %g) = %v, [%g, %g]", c.lo, c.hi, ts, dlo, dhi)
 		}
 		for _, tk := range ts {
-			if !Finite(tk.v) || strings.Contains(tk.label, "NaN") || strings.Contains(tk.label, "Inf") {
+			if !numfmt.Finite(tk.v) || strings.Contains(tk.label, "NaN") || strings.Contains(tk.label, "Inf") {
 				t.Errorf("niceTicks(%g, %g): tick %+v", c.lo, c.hi, tk)
 			}
 		}
@@ -211,7 +213,7 @@ func TestRolling(t *testing.T) {
 
 func TestFormatting(t *testing.T) {
 	for _, c := range [][2]string{
-		{Fixed(-0.004, 2), "0.00"}, {Fixed(-1.5, 1), "−1.5"}, {Fixed(math.NaN(), 1), "—"},
+		{numfmt.Fixed(-0.004, 2), "0.00"}, {numfmt.Fixed(-1.5, 1), "−1.5"}, {numfmt.Fixed(math.NaN(), 1), "—"},
 		{signed(-0.504), "−0.50"}, {signed(0.011), "+0.01"},
 		{shareText(-0.5, -0.49), "102\u00a0%"}, {shareText(0.01, -0.49), "−2\u00a0%"}, {shareText(1, 0.001), ""},
 	} {

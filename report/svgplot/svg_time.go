@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/report/numfmt"
 )
 
 // Trace is one quantity drawn over time: its raw per-line values as dots, and a rolling mean as
@@ -26,7 +27,7 @@ func OverTime(p *model.SeriesPlot, label, class, yTitle string, h float64, trace
 	var ys []float64
 	for i := range pts {
 		for _, tr := range traces {
-			if v := tr.Val(&pts[i]); Finite(v) && tr.IncludeDomain && !(pts[i].Idle && tr.ExcludesIdle) {
+			if v := tr.Val(&pts[i]); numfmt.Finite(v) && tr.IncludeDomain && !(pts[i].Idle && tr.ExcludesIdle) {
 				ys = append(ys, v)
 			}
 		}
@@ -61,7 +62,7 @@ func OverTime(p *model.SeriesPlot, label, class, yTitle string, h float64, trace
 		for i := range pts {
 			q := &pts[i]
 			v := tr.Val(q)
-			if !Finite(v) || (q.Idle && tr.ExcludesIdle) {
+			if !numfmt.Finite(v) || (q.Idle && tr.ExcludesIdle) {
 				continue
 			}
 			y := f.y.at(v)
@@ -93,7 +94,7 @@ func OverTime(p *model.SeriesPlot, label, class, yTitle string, h float64, trace
 	if idleDots {
 		s.str(`<g class="idle">`)
 		for i := range pts {
-			if v := traces[0].Val(&pts[i]); pts[i].Idle && Finite(v) {
+			if v := traces[0].Val(&pts[i]); pts[i].Idle && numfmt.Finite(v) {
 				y := f.y.at(v)
 				if y < f.y.r1 {
 					d.OffScale++

@@ -124,7 +124,7 @@ func TestBrokenDraftAndFix(t *testing.T) {
 	if a.End == nil || a.End.After(fixed.Truth[2].End.Add(time.Second)) {
 		t.Errorf("commit_len_stuck ended %v; the good draft was back from %v", a.End, fixed.Truth[0].Start)
 	}
-	t.Logf("commit_len_stuck %v → %v: %s; verdict over the three runs %s", a.Start, a.End, a.Detail, s.Verdict)
+	t.Logf("commit_len_stuck %v → %v: %+v; verdict over the three runs %s", a.Start, a.End, a.Evidence, s.Verdict)
 	// analyze judges the period it reads: from the good draft's return on, the verdict is
 	// healthy again, nothing raised (a live run judges the anomalies still active the same way).
 	since := fixed.Started.UTC().Format(time.RFC3339Nano)

@@ -131,17 +131,18 @@ func BuildStatic(tb testing.TB) string {
 	return out
 }
 
-// goBuild builds ./cmd/specwatch to out with -trimpath, env added to the environment.
+// goBuild builds ./cmd/specwatch to out with -trimpath, env added to the environment. It has
+// no deadline of its own but the test binary's -timeout: on a fresh machine the first build
+// compiles every dependency while the race-enabled test builds share its cores, and a
+// 5-minute deadline killed it there.
 func goBuild(out, env string, flags ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	_, file, _, _ := runtime.Caller(0)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return fmt.Errorf("building specwatch: %w", err)
 	}
 	args := append(append([]string{"build", "-trimpath"}, flags...), "-o", out, "./cmd/specwatch")
-	cmd := exec.CommandContext(ctx, goCmd, args...)
+	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = root(file)
 	cmd.Env = append(os.Environ(), env)
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -5,25 +5,24 @@ package events
 import (
 	"time"
 
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
 // Max bounds the events a series keeps (the latest ones).
 const Max = 32
 
-// Event is one event; its JSON is the report's series[].events[].
-type Event struct {
-	Kind   string    `json:"kind"`
-	Time   time.Time `json:"time"`
-	Detail string    `json:"detail"`
-	src    sample.Source
+// event is one event and the source that saw it.
+type event struct {
+	schema.Event
+	src sample.Source
 }
 
 // List is a series' events, oldest first, and its count of restarts.
 type List struct {
-	evs      []Event
+	evs      []event
 	restarts int64
-	last     Event // the latest restart, which the explanation names
+	last     event // the latest restart, which the explanation names
 }
 
 // Restart records a restart seen by src at t (Unix ns). One the other source saw within quiet
@@ -34,21 +33,21 @@ func (l *List) Restart(t int64, src sample.Source, quiet int64) {
 			return
 		}
 	}
-	detail := "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
+	code := schema.CodeRestartCounters
 	if src != sample.SourceMetrics {
-		detail = "the engine logged its start-up line: it (re)started"
+		code = schema.CodeRestartLogged
 	}
-	l.last = Event{Kind: "restart", Time: time.Unix(0, t).UTC(), Detail: detail, src: src}
+	l.last = event{schema.Event{Kind: "restart", Time: time.Unix(0, t).UTC(), Evidence: schema.Ev(code)}, src}
 	l.push(l.last)
 	l.restarts++
 }
 
 // Add records an event of kind at t.
-func (l *List) Add(kind string, t int64, detail string) {
-	l.push(Event{Kind: kind, Time: time.Unix(0, t).UTC(), Detail: detail})
+func (l *List) Add(kind string, t int64, ev schema.Evidence) {
+	l.push(event{Event: schema.Event{Kind: kind, Time: time.Unix(0, t).UTC(), Evidence: ev}})
 }
 
-func (l *List) push(e Event) {
+func (l *List) push(e event) {
 	if len(l.evs) == Max {
 		copy(l.evs, l.evs[1:])
 		l.evs = l.evs[:Max-1]
@@ -61,11 +60,11 @@ func (l *List) Restarts() (n int64, last time.Time, logged bool) {
 	return l.restarts, l.last.Time, l.last.src != sample.SourceMetrics
 }
 
-// Report copies the events for a report (the source is said in Detail).
-func (l *List) Report() []Event {
-	out := append([]Event(nil), l.evs...)
-	for i := range out {
-		out[i].src = 0
+// Report copies the events for a report (the restart's code says its source).
+func (l *List) Report() []schema.Event {
+	var out []schema.Event
+	for _, e := range l.evs {
+		out = append(out, e.Event)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
@@ -13,16 +14,16 @@ func TestRestartsAndSwitches(t *testing.T) {
 	var l List
 	const quiet = int64(time.Minute)
 	l.Restart(0, sample.SourceLog, quiet)
-	l.Add("speculation", int64(time.Second), "off")
+	l.Add("speculation", int64(time.Second), schema.Ev(schema.CodeSpecOffBatch, 12, 4))
 	l.Restart(int64(10*time.Second), sample.SourceMetrics, quiet)
 	if n, _, logged := l.Restarts(); n != 1 || !logged {
 		t.Errorf("%d restarts (logged %v), want the one the log saw", n, logged)
 	}
 	for i := range Max {
-		l.Add("speculation", int64(i+2)*int64(time.Minute), "on")
+		l.Add("speculation", int64(i+2)*int64(time.Minute), schema.Ev(schema.CodeSpecOn, 4, 12))
 	}
 	r := l.Report()
-	if len(r) != Max || r[0].Detail != "on" {
+	if len(r) != Max || r[0].Evidence.Code != schema.CodeSpecOn {
 		t.Errorf("%d events, first %+v", len(r), r[0])
 	}
 	if n, last, _ := l.Restarts(); n != 1 || !last.Equal(time.Unix(0, 0).UTC()) {

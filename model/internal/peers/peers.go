@@ -5,8 +5,9 @@
 package peers
 
 import (
-	"fmt"
 	"slices"
+
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // Profile is what a rank looks like now: its acceptance (a mean over tens of minutes, so that
@@ -135,12 +136,10 @@ func judge(off *bool, bad, good *int, known, isOff bool, o *Options) Verdict {
 
 // Detail is the finding's sentence: acceptance if that was raised, else the step at the
 // context ctxPhrase names; n is the number of peers.
-func Detail(self Profile, acceptRaised bool, accept, step float64, n int, ctxPhrase string) string {
+func Evidence(self Profile, acceptRaised bool, accept, step float64, n int) schema.Evidence {
 	if acceptRaised {
-		return fmt.Sprintf("commit length %.2f is %.0f %% below the %.2f of the other ranks of this engine process (median of %d)",
-			self.Accept, 100*(1-accept), self.Accept/accept, n)
+		return schema.Ev(schema.CodeSkewAccept, self.Accept, 100*(1-accept), self.Accept/accept, float64(n))
 	}
 	own := self.A + self.B*self.Ctx
-	return fmt.Sprintf("steps at %s are %.0f %% slower than the other ranks' of this engine process at the same context (%.1f ms against %.1f ms, median of %d)",
-		ctxPhrase, 100*(step-1), 1000*own, 1000*own/step, n)
+	return schema.Ev(schema.CodeSkewStep, self.Ctx, 100*(step-1), 1000*own, 1000*own/step, float64(n))
 }

@@ -4,9 +4,7 @@
 package position
 
 import (
-	"fmt"
 	"math"
-	"strings"
 )
 
 // Max is the most positions kept: at least parse.MaxPerPosition (llama.cpp's n-gram drafts
@@ -94,14 +92,13 @@ func Conditional(a []float64) []float64 {
 type Advice struct {
 	Configured, Suggested int
 	Commit, Kept          float64 // tokens per verify step with all positions, with the suggested ones
-	Detail                string
 }
 
 // Advise drops draft positions from the end while each adds fewer tokens per step than it
 // costs. With commit length C and step time S, a position that adds a_k tokens per step and
-// costs cost × S raises throughput C/S only if a_k ≥ cost × C_k, C_k = 1 + a_1 + … + a_k. The
-// advice names the setting as option spells it; ok is false when every position pays.
-func Advise(a []float64, cost float64, option string) (Advice, bool) {
+// costs cost × S raises throughput C/S only if a_k ≥ cost × C_k, C_k = 1 + a_1 + … + a_k; ok
+// is false when every position pays.
+func Advise(a []float64, cost float64) (Advice, bool) {
 	n := len(a)
 	commit := 1.0
 	for _, x := range a {
@@ -115,31 +112,7 @@ func Advise(a []float64, cost float64, option string) (Advice, bool) {
 	if k == n {
 		return Advice{}, false
 	}
-	list := rates(a[k:])
-	which := fmt.Sprintf("positions %d-%d accept %s", k+1, n, list)
-	if k+1 == n {
-		which = fmt.Sprintf("position %d accepts %s", n, list)
-	}
-	d := fmt.Sprintf("%s %d is too high: %s; %d would commit %.2f of the %.2f tokens per verify step, with %d fewer draft positions to verify (each costs about %.0f %% of a step).",
-		option, n, which, k, c, commit, n-k, cost*100)
-	return Advice{Configured: n, Suggested: k, Commit: commit, Kept: c, Detail: d}, true
-}
-
-// rates lists acceptance rates as a sentence does: all of them while few, else the first and
-// the last (a 64-token n-gram draft would otherwise list 60 figures).
-func rates(a []float64) string {
-	pct := func(x float64) string { return fmt.Sprintf("%.0f %%", x*100) }
-	switch {
-	case len(a) == 1:
-		return pct(a[0])
-	case len(a) > 4:
-		return "from " + pct(a[0]) + " down to " + pct(a[len(a)-1])
-	}
-	var ps []string
-	for _, x := range a {
-		ps = append(ps, pct(x))
-	}
-	return strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1]
+	return Advice{Configured: n, Suggested: k, Commit: commit, Kept: c}, true
 }
 
 // DraftSize counts the drafts behind a per-position list, which llama.cpp's requests state

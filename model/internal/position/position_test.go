@@ -1,7 +1,7 @@
 package position
 
 import (
-	"strings"
+	"math"
 	"testing"
 )
 
@@ -27,13 +27,12 @@ func TestDrafts(t *testing.T) {
 	}
 }
 
-// TestAdviseLong: dropping most of a 64-position draft names the range by its first and last
-// rate instead of listing them all.
+// TestAdviseLong: most of a 64-position draft costs more than it adds: keep 4 positions.
 func TestAdviseLong(t *testing.T) {
 	a := make([]float64, 64)
 	copy(a, []float64{0.9, 0.8, 0.6, 0.3, 0.1, 0.05})
-	adv, ok := Advise(a, 0.03, "the draft length")
-	if !ok || adv.Suggested != 4 || !strings.Contains(adv.Detail, "positions 5-64 accept from 10 % down to 0 %") {
+	adv, ok := Advise(a, 0.03)
+	if !ok || adv.Suggested != 4 || adv.Configured != 64 || math.Abs(adv.Kept-3.6) > 1e-9 || math.Abs(adv.Commit-3.75) > 1e-9 {
 		t.Fatalf("advice %+v", adv)
 	}
 	if c := Conditional([]float64{0.8, 0.4, 0, 0}); c[0] != 0.8 || c[1] != 0.5 || c[3] != 0 {

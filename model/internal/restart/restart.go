@@ -5,9 +5,9 @@
 package restart
 
 import (
-	"fmt"
 	"math"
-	"strings"
+
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // Before is the engine as it was when the start-up line came.
@@ -135,19 +135,18 @@ func (c *Comparison) Result() (Result, bool) {
 	return r, true
 }
 
-// Describe says what changed across the restart, with the numbers.
-func (r Result) Describe(before Before) string {
-	var parts []string
+// Evidence is what changed across the restart, as code c (schema.CodeRestartRegressed or
+// CodeRestartFine) lays its numbers out.
+func (r Result) Evidence(c schema.Code, before Before) schema.Evidence {
+	e := schema.Ev(c)
+	e.T[0] = before.At
 	if r.HasStep {
-		parts = append(parts, fmt.Sprintf("steps %+.0f %% at the contexts it ran before (%d decode points against the old fit)", pct(r.StepChange), r.Steps))
+		e.N[0], e.N[1], e.N[2] = 1, pct(r.StepChange), float64(r.Steps)
 	}
 	if r.HasAccept {
-		parts = append(parts, fmt.Sprintf("commit length %.2f against %.2f before (%+.0f %%)", r.AcceptNow, before.Accept, pct(r.AcceptChange)))
+		e.N[3], e.N[4], e.N[5], e.N[6] = 1, r.AcceptNow, before.Accept, pct(r.AcceptChange)
 	}
-	if len(parts) == 0 {
-		return "nothing comparable"
-	}
-	return strings.Join(parts, " and ")
+	return e
 }
 
 // pct is a fraction in whole percent, without the "-0" that rounding a tiny negative gives.

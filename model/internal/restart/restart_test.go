@@ -2,8 +2,9 @@ package restart
 
 import (
 	"math"
-	"strings"
 	"testing"
+
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 var before = Before{At: 1, A: 0.04, B: 2e-6, Lo: 200, Hi: 9000, Accept: 4, HasStep: true, HasAccpt: true}
@@ -19,8 +20,8 @@ func TestSlowerBuildReportedOnSteps(t *testing.T) {
 	if !ok || !r.Regressed || math.Abs(r.StepChange-0.3) > 1e-9 || r.HasAccept {
 		t.Fatalf("result %+v %v, want a 30 %% slowdown reported before acceptance's sample", r, ok)
 	}
-	if d := r.Describe(before); !strings.Contains(d, "steps +30 %") {
-		t.Errorf("describe %q", d)
+	if e := r.Evidence(schema.CodeRestartRegressed, before); e.N[0] != 1 || e.N[1] != 30 || e.N[3] != 0 || e.T[0] != before.At {
+		t.Errorf("evidence %+v", e)
 	}
 	if _, ok := c.Result(); ok || c.Pending() {
 		t.Error("judged twice")

@@ -7,11 +7,11 @@
 package slowdrift
 
 import (
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/specwatch/specwatch/model/internal/estimate"
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // Options shape the test; zero fields take the defaults.
@@ -147,8 +147,7 @@ func (d *Detector) Add(v float64) Event {
 // Alarm reports whether the drop is active.
 func (d *Detector) Alarm() bool { return d.alarm }
 
-// Detail is the sentence of the latest evaluation, with its numbers.
-func (d *Detector) Detail() string {
-	return fmt.Sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
-		d.cur, d.o.PerValue*d.o.Block*d.o.Current, d.ref, d.spread, 100*(1-d.cur/d.ref))
+// Evidence is the latest evaluation's numbers (schema.CodeSlowDrift).
+func (d *Detector) Evidence() schema.Evidence {
+	return schema.Ev(schema.CodeSlowDrift, d.cur, float64(d.o.PerValue*d.o.Block*d.o.Current), d.ref, d.spread, 100*(1-d.cur/d.ref))
 }

@@ -6,9 +6,10 @@
 package specoff
 
 import (
-	"fmt"
 	"math"
 	"time"
+
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 // maxBatch is the largest batch size told apart; larger ones share its bit.
@@ -26,14 +27,14 @@ type Tracker struct {
 	lastEvt  [2]int64 // latest switch event off (0) and on (1)
 	// What the engine said: its steps and why (SGLang's adaptive line, TensorRT-LLM's gate).
 	statedOff bool
-	cause     string
-	samples   int64 // observations without drafts
+	cause     [3]float64 // schema.SpecCause…, accepted drafts, threshold
+	samples   int64      // observations without drafts
 }
 
 // Decision is what one observation changes.
 type Decision struct {
-	Event        string // a switch with the batch size, as a sentence; empty when none
-	Raise, Clear bool   // speculation_disabled
+	Event        schema.Evidence // a switch with the batch size (CodeSpecOn, CodeSpecOffBatch); CodeNone when none
+	Raise, Clear bool            // speculation_disabled
 }
 
 // Stated records the engine's own word: it now drafts steps (0: speculation off), with what it
@@ -44,9 +45,9 @@ func (tr *Tracker) Stated(steps, accepted, threshold float64, gate bool) {
 	switch {
 	case !tr.statedOff:
 	case gate:
-		tr.cause = fmt.Sprintf("TensorRT-LLM's SpeculationGate turned it off for good: rolling accepted drafts %.3f below the threshold %g", accepted, threshold)
+		tr.cause = [3]float64{schema.SpecCauseGate, accepted, threshold}
 	default:
-		tr.cause = fmt.Sprintf("SGLang's adaptive speculation set its steps to 0 at ema_accept_len %.2f", accepted)
+		tr.cause = [3]float64{schema.SpecCauseAdaptive, accepted}
 	}
 }
 
@@ -103,27 +104,22 @@ func (tr *Tracker) Observe(t int64, running float64, drafting bool, after, spaci
 	return d
 }
 
-// switched is the event sentence of a switch to on (dir 1) or off (0) at batch b, when it
-// came with a change of batch size and none of its direction was written within spacing.
-func (tr *Tracker) switched(t int64, dir int, b int, spacing time.Duration) string {
+// switched is the event of a switch to on (dir 1) or off (0) at batch b, when it came with a
+// change of batch size and none of its direction was written within spacing.
+func (tr *Tracker) switched(t int64, dir int, b int, spacing time.Duration) schema.Evidence {
 	if b == tr.last || tr.lastEvt[dir] != 0 && t-tr.lastEvt[dir] < int64(spacing) {
-		return ""
+		return schema.Evidence{}
 	}
 	tr.lastEvt[dir] = t
 	if dir == 1 {
-		return fmt.Sprintf("speculation on again at %d running requests (off at %d)", b, tr.last)
+		return schema.Ev(schema.CodeSpecOn, float64(b), float64(tr.last))
 	}
-	return fmt.Sprintf("speculation off at %d running requests (drafting at %d): the engine's policy for this batch size", b, tr.last)
+	return schema.Ev(schema.CodeSpecOffBatch, float64(b), float64(tr.last))
 }
 
-// Detail is speculation_disabled's sentence.
-func (tr *Tracker) Detail(after time.Duration) string {
-	cause := tr.cause
-	if cause == "" {
-		cause = "the engine states no cause"
-	}
-	return fmt.Sprintf("no drafts for %s at %d running requests, a batch size it drafted at before: speculation switched off (%s); tokens per step fell to 1",
-		after, tr.last, cause)
+// Evidence is speculation_disabled's numbers (schema.CodeSpecOff) after it stayed off for after.
+func (tr *Tracker) Evidence(after time.Duration) schema.Evidence {
+	return schema.Ev(schema.CodeSpecOff, float64(after), float64(tr.last), tr.cause[0], tr.cause[1], tr.cause[2])
 }
 
 func batch(running float64) int {

@@ -1,9 +1,10 @@
 package specoff
 
 import (
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/specwatch/specwatch/model/schema"
 )
 
 const (
@@ -15,10 +16,10 @@ const (
 // and never speculation_disabled however long the large batch lasts.
 func TestBatchPolicyIsEvents(t *testing.T) {
 	var tr Tracker
-	var evs []string
+	var evs []schema.Evidence
 	obs := func(t0 int64, running float64, drafting bool) Decision {
 		d := tr.Observe(t0, running, drafting, after, after)
-		if d.Event != "" {
+		if d.Event.Code != schema.CodeNone {
 			evs = append(evs, d.Event)
 		}
 		return d
@@ -35,8 +36,8 @@ func TestBatchPolicyIsEvents(t *testing.T) {
 	obs(601*10*sec, 12, false)
 	obs(602*10*sec, 4, true) // within the spacing of the events before: none
 	obs(603*10*sec, 12, false)
-	if len(evs) != 3 || !strings.Contains(evs[0], "off at 12") || !strings.Contains(evs[1], "on again at 4") {
-		t.Errorf("events %q", evs)
+	if len(evs) != 3 || evs[0] != schema.Ev(schema.CodeSpecOffBatch, 12, 4) || evs[1] != schema.Ev(schema.CodeSpecOn, 4, 12) {
+		t.Errorf("events %+v", evs)
 	}
 	if off, n := tr.Off(); !off || n != 542 {
 		t.Errorf("off %v, %d samples without drafts", off, n)
@@ -64,8 +65,9 @@ func TestStoppedAtUnchangedBatch(t *testing.T) {
 	if raised != 1 {
 		t.Fatalf("raised %d times", raised)
 	}
-	if d := tr.Detail(after); !strings.Contains(d, "SpeculationGate") || !strings.Contains(d, "threshold 0.5") || !strings.Contains(d, "at 4 running") {
-		t.Errorf("detail %q", d)
+	if e := tr.Evidence(after); e.Code != schema.CodeSpecOff || e.N[0] != float64(after) || e.N[1] != 4 ||
+		e.N[2] != schema.SpecCauseGate || e.N[4] != 0.5 {
+		t.Errorf("evidence %+v", e)
 	}
 	if d := tr.Observe(91*10*sec, 4, true, after, after); !d.Clear {
 		t.Error("drafting again does not clear")
@@ -92,8 +94,8 @@ func TestStatedSteps(t *testing.T) {
 		t.Error("spec_steps 0 is no drafts, 3 is drafts; a 1.00 without the engine's word is for the stuck test")
 	}
 	tr.Stated(0, 0.41, 0, false)
-	if d := tr.Detail(after); !strings.Contains(d, "adaptive speculation set its steps to 0 at ema_accept_len 0.41") {
-		t.Errorf("detail %q", d)
+	if e := tr.Evidence(after); e.N[2] != schema.SpecCauseAdaptive || e.N[3] != 0.41 {
+		t.Errorf("evidence %+v", e)
 	}
 	tr.Stated(1, 0, 0, false)
 	if tr.StatedOff() {
