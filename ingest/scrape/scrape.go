@@ -117,6 +117,7 @@ type target struct {
 	statsName string
 	drain     map[int]*drainRank
 	adp       bool
+	restarted bool // the last scrape's counters went down
 }
 
 // New checks the targets and builds the source.
@@ -232,7 +233,7 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 		}
 		t.state = -1
 		// the engine's stats buffer fills whether or not its exposition answered
-		return errors.Join(err, s.drainAfter(ctx, t, start, 0))
+		return errors.Join(err, s.drainAfter(ctx, t, start))
 	}
 	if m != nil {
 		m.up.WithLabelValues(t.name).Set(1)
@@ -241,24 +242,28 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 		s.o.Warn(t.name, "scrape recovered", nil)
 	}
 	t.state = 1
+	// the iteration stats first: they say whether the engine runs attention-DP ranks
+	derr := s.drainAfter(ctx, t, start)
 	n, resets := s.apply(t, start.UnixNano())
+	t.restarted = resets > 0
 	if m != nil {
 		m.samples.WithLabelValues(t.name).Add(float64(n))
 		m.resets.WithLabelValues(t.name).Add(float64(resets))
 		m.draft.WithLabelValues(t.name).Set(float64(t.rd.Draft))
 	}
-	return s.drainAfter(ctx, t, start, resets)
+	return derr
 }
 
 // drainAfter drains the target's iteration stats, if it has them; a failure is counted as the
-// exposition's are. A reset of the exposition's counters is a restarted engine, whose
-// iteration counter starts again.
-func (s *Source) drainAfter(ctx context.Context, t *target, start time.Time, resets int) error {
+// exposition's are. A reset of the exposition's counters at the last scrape is a restarted
+// engine, whose iteration counter starts again.
+func (s *Source) drainAfter(ctx context.Context, t *target, start time.Time) error {
 	if t.IterStatsURL == "" {
 		return nil
 	}
-	if resets > 0 {
+	if t.restarted {
 		clear(t.drain)
+		t.restarted = false
 	}
 	c, err := s.drainIterStats(ctx, t, start.UnixNano())
 	if m := s.o.Metrics; m != nil {
