@@ -15,7 +15,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -287,38 +286,12 @@ func loopback(host string) bool {
 // errSize marks a body past the bound.
 var errSize = errors.New("body larger than the bound")
 
-// fetch reads the body into buf, bounded in time and size, and returns its Content-Type.
+// acceptExposition asks for the text format first: its parser is the fast one (openmetrics.go).
+const acceptExposition = "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1"
+
+// fetch reads the exposition into buf, bounded in time and size, and returns its Content-Type.
 func (s *Source) fetch(ctx context.Context, t *target, buf *bytes.Buffer) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1")
-	req.Header.Set("User-Agent", "specwatch")
-	switch {
-	case t.BearerToken != "":
-		req.Header.Set("Authorization", "Bearer "+t.BearerToken)
-	case t.Username != "":
-		req.SetBasicAuth(t.Username, t.Password)
-	}
-	resp, err := t.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("HTTP status %s", resp.Status)
-	}
-	buf.Reset()
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, s.o.MaxBodyBytes+1)); err != nil {
-		return "", err
-	}
-	if int64(buf.Len()) > s.o.MaxBodyBytes {
-		return "", fmt.Errorf("%w (%d bytes)", errSize, s.o.MaxBodyBytes)
-	}
-	return resp.Header.Get("Content-Type"), nil
+	return s.get(ctx, t, t.URL, acceptExposition, buf)
 }
 
 func reason(err error) string {

@@ -76,7 +76,7 @@ func (s *Source) drainIterStats(ctx context.Context, t *target, now int64) (drai
 			s.bodies.Put(buf)
 		}
 	}()
-	if err := s.get(ctx, t, t.IterStatsURL, "application/json", buf); err != nil {
+	if _, err := s.get(ctx, t, t.IterStatsURL, "application/json", buf); err != nil {
 		return drainCounts{}, fmt.Errorf("iteration stats %s: %w", t.statsName, err)
 	}
 	recs, c, err := decodeIterStats(buf.Bytes())
@@ -224,13 +224,14 @@ func (t *target) rankName(rank int) string {
 	return "DP" + strconv.Itoa(rank)
 }
 
-// get reads url into buf, bounded in time and size, as fetch does for the exposition.
-func (s *Source) get(ctx context.Context, t *target, url, accept string, buf *bytes.Buffer) error {
+// get reads url into buf, bounded in time and size, with the target's credentials, and returns
+// the response's Content-Type.
+func (s *Source) get(ctx context.Context, t *target, url, accept string, buf *bytes.Buffer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", "specwatch")
@@ -242,18 +243,18 @@ func (s *Source) get(ctx context.Context, t *target, url, accept string, buf *by
 	}
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("HTTP status %s", resp.Status)
+		return "", fmt.Errorf("HTTP status %s", resp.Status)
 	}
 	buf.Reset()
 	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, s.o.MaxBodyBytes+1)); err != nil {
-		return err
+		return "", err
 	}
 	if int64(buf.Len()) > s.o.MaxBodyBytes {
-		return fmt.Errorf("%w (%d bytes)", errSize, s.o.MaxBodyBytes)
+		return "", fmt.Errorf("%w (%d bytes)", errSize, s.o.MaxBodyBytes)
 	}
-	return nil
+	return resp.Header.Get("Content-Type"), nil
 }
