@@ -35,6 +35,10 @@ const (
 	// (speculation off by policy: adaptive steps at 0, a batch above the schedule, a gate).
 	SpecSteps
 	SpecThreshold // the acceptance below which the engine turns speculation off (TensorRT-LLM)
+	// VerifyTokens is the tokens the target verifies per step as the engine configures them now,
+	// the root included (SGLang's speculative_num_draft_tokens: steps + 1 with topk 1, the tree's
+	// size above).
+	VerifyTokens
 	numFields
 )
 
@@ -43,7 +47,7 @@ var fieldNames = [numFields]string{
 	"accepted_depth", "accepted_drafts", "accepted", "drafted", "emitted", "spec_tokens",
 	"accepted_tps", "drafted_tps", "gen_tps", "prompt_tps", "step_seconds", "graph",
 	"cached_tokens", "new_tokens", "new_seqs", "retracted", "block_size", "tree_budget",
-	"steps", "spec_steps", "spec_threshold",
+	"steps", "spec_steps", "spec_threshold", "verify_tokens",
 }
 
 func (f Field) String() string {

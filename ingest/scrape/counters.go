@@ -23,7 +23,7 @@ type prev struct {
 // (or its counters were cleared), and the interval is not a delta.
 func reset(a, b *reading) bool {
 	for s := slot(0); s < numSlots; s++ {
-		if !s.isCounter() || s == slotPerPos {
+		if !s.isCounter() || s == slotPerPos || s == slotDraftPerPos {
 			continue
 		}
 		va, oka := a.get(s)
@@ -34,6 +34,11 @@ func reset(a, b *reading) bool {
 	}
 	for i := 0; i < min(a.nPos, b.nPos); i++ {
 		if b.perPos[i] < a.perPos[i] {
+			return true
+		}
+	}
+	for i := 0; i < min(a.dNPos, b.dNPos); i++ {
+		if b.dPos[i] < a.dPos[i] {
 			return true
 		}
 	}
@@ -92,6 +97,8 @@ func samples(p *prev, t int64, cur *reading, engine sample.Engine, fill func(*sa
 	gauge(&dec, slotKVUsage, sample.KVUsage)
 	gauge(&dec, slotTokenUsage, sample.TokenUsage)
 	gauge(&dec, slotGenTPS, sample.GenTPS)
+	gauge(&dec, slotContext, sample.Context)
+	gauge(&dec, slotIterLatency, sample.StepSeconds)
 
 	counts := &dec
 	if engine == sample.EngineVLLM {
@@ -99,6 +106,8 @@ func samples(p *prev, t int64, cur *reading, engine sample.Engine, fill func(*sa
 	}
 	gauge(counts, slotAcceptRate, sample.AcceptRate)
 	gauge(counts, slotSpecSteps, sample.SpecSteps)
+	gauge(counts, slotVerifyTokens, sample.VerifyTokens)
+	gauge(counts, slotSpecTokens, sample.SpecTokens)
 	_, verifies := cur.get(slotVerifyCalls)
 	if !verifies { // SGLang's counters, when it has them, replace its most-recent gauge
 		gauge(counts, slotCommit, sample.Commit)
@@ -157,6 +166,38 @@ func intervalCounts(a, b *reading, secs float64, dec, counts *sample.Sample) {
 		// more: steps = emitted − accepted, commit length = emitted / steps.
 		counts.Set(sample.Commit, emitted/(emitted-acc))
 	}
+	perPosDrafted(a, b, counts)
+}
+
+// perPosDrafted sets acceptance per position from the drafted tokens at each position, when
+// the engine counts them (vLLM's num_draft_tokens_per_pos, TensorRT-LLM's drafted_tokens):
+// with a draft length that varies from step to step, a later position is drafted in fewer
+// steps, and accepted / verify steps would under-report it. Positions are drafted as a
+// prefix, so the list ends at the first position not drafted in the interval.
+func perPosDrafted(a, b *reading, counts *sample.Sample) {
+	if b.has&(1<<slotDraftPerPos) == 0 || a.has&(1<<slotDraftPerPos) == 0 || b.nPos != b.dNPos {
+		return
+	}
+	n := 0
+	var out [sample.MaxPerPosition]float64
+	for i := 0; i < b.dNPos; i++ {
+		var d, acc float64 = b.dPos[i], b.perPos[i]
+		if i < a.dNPos {
+			d -= a.dPos[i]
+		}
+		if i < a.nPos {
+			acc -= a.perPos[i]
+		}
+		if d <= 0 || acc < 0 || acc > d {
+			break
+		}
+		out[i] = acc / d
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	counts.PerPos, counts.NPos = out, n
 }
 
 // v0Commit is vLLM v0's commit length from its two gauges when its counters are not there:

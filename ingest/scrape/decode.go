@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"strconv"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -32,6 +33,11 @@ type reading struct {
 	nPos   int    // positions 0..nPos-1 were seen
 	posSet uint64 // bit per position seen
 	posBad bool   // a position past the bound, or seen twice
+	// The drafted tokens per position (slotDraftPerPos), checked as perPos is.
+	dPos    [sample.MaxPerPosition]float64
+	dNPos   int
+	dPosSet uint64
+	dPosBad bool
 }
 
 // The position bits fit the bound.
@@ -44,8 +50,11 @@ func (r *reading) get(s slot) (float64, bool) { return r.vals[s], r.has&(1<<s) !
 // Readings is one scrape's decoded content, reused across scrapes of a target.
 type Readings struct {
 	ranks   map[rankKey]*reading
-	Dropped int          // ranks past MaxRanks, values that were not finite or negative counters
-	text    bytes.Buffer // the lines of the families read, as text (filterExposition)
+	Dropped int // ranks past MaxRanks, values that were not finite or negative counters
+	// Draft is the samples of SGLang's drafter (engine_type="draft") left out: the drafter is
+	// no engine of its own, and its labels name the same ranks as the target's.
+	Draft int
+	text  bytes.Buffer // the lines of the families read, as text (filterExposition)
 }
 
 // reset empties r for the next scrape, keeping its allocations.
@@ -56,7 +65,7 @@ func (r *Readings) reset() {
 	for k := range r.ranks {
 		delete(r.ranks, k)
 	}
-	r.Dropped = 0
+	r.Dropped, r.Draft = 0, 0
 }
 
 // Len is the number of ranks read.
@@ -90,7 +99,7 @@ func Decode(body []byte, contentType string, r *Readings) error {
 			return fmt.Errorf("%w: %w", ErrFormat, err)
 		}
 		m, ok := lookup(mf.GetName())
-		if !ok {
+		if !ok || staleMeaning(m, mf.GetHelp()) {
 			continue
 		}
 		for _, mt := range mf.GetMetric() {
@@ -134,6 +143,17 @@ func (r *Readings) add(m metric, mt *dto.Metric) {
 		r.Dropped++
 		return
 	}
+	if m.engine == sample.EngineSGLang && get("engine_type") == "draft" {
+		r.Draft++
+		return
+	}
+	if m.slot == slotSpecTokens { // an info gauge: the figure is a label, the value is 1
+		n, err := strconv.ParseFloat(get("max_draft_len"), 64)
+		if err != nil || n < 0 || n > 1024 {
+			return // no draft length among the labels: nothing to read
+		}
+		v = n
+	}
 	k := rankKey{m.engine, rankOf(m.engine, get)}
 	rd := r.ranks[k]
 	if rd == nil {
@@ -144,32 +164,60 @@ func (r *Readings) add(m metric, mt *dto.Metric) {
 		rd = new(reading)
 		r.ranks[k] = rd
 	}
-	if m.slot != slotPerPos {
+	if m.slot != slotPerPos && m.slot != slotDraftPerPos {
 		rd.set(m.slot, v)
 		return
 	}
-	pos, err := strconv.Atoi(get("position"))
-	if err != nil || pos < 0 || pos >= sample.MaxPerPosition || rd.posSet&(1<<pos) != 0 {
-		rd.posBad = true
+	label := get("position")
+	if m.engine == sample.EngineTRTLLM {
+		label = get("token_position")
+	}
+	vals, n, set, bad := &rd.perPos, &rd.nPos, &rd.posSet, &rd.posBad
+	if m.slot == slotDraftPerPos {
+		vals, n, set, bad = &rd.dPos, &rd.dNPos, &rd.dPosSet, &rd.dPosBad
+	}
+	pos, err := strconv.Atoi(label)
+	if err != nil || pos < 0 || pos >= sample.MaxPerPosition || *set&(1<<pos) != 0 {
+		*bad = true
 		return
 	}
-	rd.has |= 1 << slotPerPos
-	rd.perPos[pos] = v
-	rd.posSet |= 1 << pos
-	rd.nPos = max(rd.nPos, pos+1)
+	rd.has |= 1 << m.slot
+	vals[pos] = v
+	*set |= 1 << pos
+	*n = max(*n, pos+1)
+}
+
+// staleMeaning reports a family whose meaning changed under the same name, in a version that
+// still means the old thing: SGLang's spec_accept_rate was (accepted + one per verify step) /
+// verify width until it became accepted drafts / proposed drafts (sglang pull request 11572);
+// the HELP text tells the two apart, and the old figure is not the accept rate.
+func staleMeaning(m metric, help string) bool {
+	return m.engine == sample.EngineSGLang && m.slot == slotAcceptRate && help != "" &&
+		!strings.Contains(help, "proposed drafts")
 }
 
 // checkPositions drops a rank's per-position list unless it is whole: positions 0 .. n−1 once
 // each, none past parse.MaxPerPosition. A cut list would name a shorter draft than the one
 // configured, and a gap would read as a position that accepts nothing.
 func (r *Readings) checkPositions() {
-	for _, rd := range r.ranks {
-		if !rd.posBad && rd.posSet == 1<<rd.nPos-1 {
-			continue // whole, or no list
+	for k, rd := range r.ranks {
+		if k.engine == sample.EngineTRTLLM && !rd.posBad && !rd.dPosBad && rd.dPosSet == 1<<rd.dNPos-1 &&
+			rd.posSet&^(1<<rd.dNPos-1) == 0 {
+			// TensorRT-LLM creates a position's accepted counter at its first accepted token:
+			// a drafted position without one has accepted none.
+			rd.posSet, rd.nPos = 1<<rd.dNPos-1, rd.dNPos
+			rd.has |= 1 << slotPerPos
 		}
-		r.Dropped++
-		rd.has &^= 1 << slotPerPos
-		rd.perPos, rd.nPos = [sample.MaxPerPosition]float64{}, 0
+		if rd.posBad || rd.posSet != 1<<rd.nPos-1 {
+			r.Dropped++
+			rd.has &^= 1 << slotPerPos
+			rd.perPos, rd.nPos = [sample.MaxPerPosition]float64{}, 0
+		}
+		if rd.dPosBad || rd.dPosSet != 1<<rd.dNPos-1 {
+			r.Dropped++
+			rd.has &^= 1 << slotDraftPerPos
+			rd.dPos, rd.dNPos = [sample.MaxPerPosition]float64{}, 0
+		}
 	}
 }
 

@@ -29,6 +29,11 @@ const (
 	slotReqGenTokens             // counter: generated tokens, added when a request finishes (SGLang)
 	slotGenSeconds               // counter: seconds spent generating, added when a request finishes (llama.cpp)
 	slotSpecSteps                // gauge: draft steps in use now, 0 when adaptive speculation is off (SGLang)
+	slotDraftPerPos              // counter with a position label: drafted tokens per draft position (vLLM, TensorRT-LLM)
+	slotContext                  // gauge: tokens of context across the decode batch (SGLang decode_sum_seq_lens)
+	slotVerifyTokens             // gauge: tokens verified per step, root included (SGLang speculative_num_draft_tokens)
+	slotIterLatency              // gauge: the last iteration's latency, seconds (TensorRT-LLM)
+	slotSpecTokens               // info: the configured draft length, from a label (TensorRT-LLM max_draft_len)
 	numSlots
 )
 
@@ -36,7 +41,7 @@ const (
 func (s slot) isCounter() bool {
 	switch s {
 	case slotDrafts, slotAccepted, slotDraftTokens, slotGenTokens, slotPerPos, slotEmitted, slotVerifyCalls, slotReqGenTokens,
-		slotGenSeconds:
+		slotGenSeconds, slotDraftPerPos:
 		return true
 	}
 	return false
@@ -58,11 +63,14 @@ var metrics = map[string]metric{
 	"vllm:spec_decode_num_draft_tokens":            {sample.EngineVLLM, slotDraftTokens},
 	"vllm:spec_decode_num_accepted_tokens":         {sample.EngineVLLM, slotAccepted},
 	"vllm:spec_decode_num_accepted_tokens_per_pos": {sample.EngineVLLM, slotPerPos},
-	"vllm:generation_tokens":                       {sample.EngineVLLM, slotGenTokens},
-	"vllm:num_requests_running":                    {sample.EngineVLLM, slotRunning},
-	"vllm:num_requests_waiting":                    {sample.EngineVLLM, slotQueue},
-	"vllm:kv_cache_usage_perc":                     {sample.EngineVLLM, slotKVUsage},
-	"vllm:gpu_cache_usage_perc":                    {sample.EngineVLLM, slotKVUsage},
+	// Newer builds: the draft tokens proposed at each position, the per-position denominator
+	// when the draft length varies from step to step (docs/formats.md, "Newest /metrics").
+	"vllm:spec_decode_num_draft_tokens_per_pos": {sample.EngineVLLM, slotDraftPerPos},
+	"vllm:generation_tokens":                    {sample.EngineVLLM, slotGenTokens},
+	"vllm:num_requests_running":                 {sample.EngineVLLM, slotRunning},
+	"vllm:num_requests_waiting":                 {sample.EngineVLLM, slotQueue},
+	"vllm:kv_cache_usage_perc":                  {sample.EngineVLLM, slotKVUsage},
+	"vllm:gpu_cache_usage_perc":                 {sample.EngineVLLM, slotKVUsage},
 
 	// vLLM v0: vllm/engine/metrics.py (Metrics), label model_name only, so its one engine is
 	// rank "" as its log lines are. The accepted and draft-token counters keep v1's names; the
@@ -99,14 +107,26 @@ var metrics = map[string]metric{
 	// The speculative_num_steps in use, which --speculative-adaptive moves (0: no drafts;
 	// python/sglang/srt/speculative/adaptive_spec_params.py).
 	"sglang:spec_num_steps": {sample.EngineSGLang, slotSpecSteps},
+	// python/sglang/srt/observability/metrics_collector.py (016d860), all "mostrecent" gauges
+	// set at each decode log interval: the decode batch's summed sequence lengths (the KV
+	// tokens the step reads: the step model's context) and the verify width in use.
+	"sglang:decode_sum_seq_lens":   {sample.EngineSGLang, slotContext},
+	"sglang:spec_num_draft_tokens": {sample.EngineSGLang, slotVerifyTokens},
 	// Counters that SGLang adds to only when a request finishes (observe_one_finished_request):
 	// the verify steps and the tokens of the finished requests. Their ratio over an interval in
 	// which requests finished is the commit length of those requests (counters.go).
 	"sglang:spec_verify_calls": {sample.EngineSGLang, slotVerifyCalls},
 	"sglang:generation_tokens": {sample.EngineSGLang, slotReqGenTokens},
 
-	// TensorRT-LLM: tensorrt_llm/metrics/collector.py (MetricsCollector, prefix "trtllm_");
-	// labels model_name, engine_type. It has no drafts counter: commit length is its gauge.
+	// TensorRT-LLM /prometheus/metrics: tensorrt_llm/metrics/collector.py (MetricsCollector,
+	// prefix "trtllm_", 050f80d); labels model_name, engine_type, one process: no rank. It has
+	// no verify-step counter: commit length comes from the iteration stats (trtllm.go), the
+	// gauge (the last iteration's) only without them. The per-position counters (label
+	// token_position) move when a request finishes, as llama.cpp's do.
+	"trtllm_spec_decode_drafted_tokens":      {sample.EngineTRTLLM, slotDraftPerPos},
+	"trtllm_spec_decode_accepted_tokens":     {sample.EngineTRTLLM, slotPerPos},
+	"trtllm_iteration_latency_seconds":       {sample.EngineTRTLLM, slotIterLatency},
+	"trtllm_speculative_config_info":         {sample.EngineTRTLLM, slotSpecTokens},
 	"trtllm_spec_decode_num_draft_tokens":    {sample.EngineTRTLLM, slotDraftTokens},
 	"trtllm_spec_decode_num_accepted_tokens": {sample.EngineTRTLLM, slotAccepted},
 	"trtllm_spec_decode_acceptance_length":   {sample.EngineTRTLLM, slotCommit},

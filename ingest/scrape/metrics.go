@@ -9,7 +9,17 @@ type Metrics struct {
 	failures *prometheus.CounterVec
 	resets   *prometheus.CounterVec
 	samples  *prometheus.CounterVec
+	draft    *prometheus.GaugeVec
+	records  *prometheus.CounterVec
+	dropped  *prometheus.CounterVec
 }
+
+// Outcomes of TensorRT-LLM iteration-stats records, the values of the outcome label.
+const (
+	outcomeApplied   = "applied"   // applied once
+	outcomeDuplicate = "duplicate" // an iteration already applied: skipped
+	outcomeMalformed = "malformed" // no iteration counter, a rank out of bounds, not a record
+)
 
 // Failure reasons, the values of the reason label.
 const (
@@ -32,9 +42,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Times a target's speculative-decoding counters went down (an engine restart): the interval started again."}, []string{"target"}),
 		samples: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_samples_total",
 			Help: "Samples the scrapes of the target gave the model."}, []string{"target"}),
+		draft: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "specwatch_scrape_draft_samples",
+			Help: "SGLang drafter samples (engine_type=\"draft\") the last scrape of the target left out: no engine series of their own."}, []string{"target"}),
+		records: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_iteration_records_total",
+			Help: "TensorRT-LLM iteration-stats records read from the target, by outcome (applied, duplicate, malformed)."}, []string{"target", "outcome"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_iteration_records_dropped_total",
+			Help: "TensorRT-LLM iterations whose stats record never reached a scrape of the target (gaps in the iteration counter: the engine's bounded queue dropped them)."}, []string{"target"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.up, m.duration, m.failures, m.resets, m.samples)
+		reg.MustRegister(m.up, m.duration, m.failures, m.resets, m.samples, m.draft, m.records, m.dropped)
 	}
 	return m
 }
@@ -47,6 +63,11 @@ func (m *Metrics) init(target string) {
 	}
 	m.resets.WithLabelValues(target)
 	m.samples.WithLabelValues(target)
+	m.draft.WithLabelValues(target)
+	for _, o := range []string{outcomeApplied, outcomeDuplicate, outcomeMalformed} {
+		m.records.WithLabelValues(target, o)
+	}
+	m.dropped.WithLabelValues(target)
 }
 
 // Forget removes a target's series: a discovered target that went away (its pod was deleted)
@@ -60,4 +81,9 @@ func (m *Metrics) Forget(target string) {
 	}
 	m.resets.DeleteLabelValues(target)
 	m.samples.DeleteLabelValues(target)
+	m.draft.DeleteLabelValues(target)
+	for _, o := range []string{outcomeApplied, outcomeDuplicate, outcomeMalformed} {
+		m.records.DeleteLabelValues(target, o)
+	}
+	m.dropped.DeleteLabelValues(target)
 }

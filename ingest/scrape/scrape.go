@@ -15,7 +15,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -47,6 +46,9 @@ type Target struct {
 	Username, Password string
 	// TLS configures an https target's client (nil: the system roots).
 	TLS *tls.Config
+	// IterStatsURL is TensorRT-LLM's iteration-stats JSON (trtllm-serve's /metrics; URL is then
+	// its /prometheus/metrics): read at every scrape, which drains it (trtllm.go). Empty: none.
+	IterStatsURL string
 }
 
 // Sink takes resolved samples; pipeline.Pipeline is one. Calls are serialized by the source.
@@ -109,6 +111,12 @@ type target struct {
 	gen    int
 	// state is 0 before the first scrape, then 1 while scrapes succeed, -1 while they fail.
 	state int8
+	// The iteration-stats stream (trtllm.go): its URL without credentials, each attention-DP
+	// rank's last iteration applied, and whether more than rank 0 was ever seen.
+	statsName string
+	drain     map[int]*drainRank
+	adp       bool
+	restarted bool // the last scrape's counters went down
 }
 
 // New checks the targets and builds the source.
@@ -134,7 +142,15 @@ func New(o Options) (*Source, error) {
 		if t.Interval <= 0 || t.Timeout <= 0 {
 			return nil, fmt.Errorf("scrape target %s: interval and timeout must be positive", urlshow.String(u))
 		}
-		tg := &target{Target: t, name: urlshow.String(u), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client}
+		tg := &target{Target: t, name: urlshow.String(u), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client,
+			drain: map[int]*drainRank{}}
+		if t.IterStatsURL != "" {
+			su, err := url.Parse(t.IterStatsURL)
+			if err != nil || (su.Scheme != "http" && su.Scheme != "https") || su.Host == "" {
+				return nil, fmt.Errorf("scrape target %s: iteration stats %q: want an http(s) URL", tg.name, t.IterStatsURL)
+			}
+			tg.statsName = urlshow.String(su)
+		}
 		if t.TLS != nil {
 			tr := http.DefaultTransport.(*http.Transport).Clone()
 			tr.TLSClientConfig = t.TLS
@@ -215,7 +231,8 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 			s.o.Warn(t.name, "scrape failed", err)
 		}
 		t.state = -1
-		return err
+		// the engine's stats buffer fills whether or not its exposition answered
+		return errors.Join(err, s.drainAfter(ctx, t, start))
 	}
 	if m != nil {
 		m.up.WithLabelValues(t.name).Set(1)
@@ -224,12 +241,40 @@ func (s *Source) Scrape(ctx context.Context, i int) error {
 		s.o.Warn(t.name, "scrape recovered", nil)
 	}
 	t.state = 1
+	// the iteration stats first: they say whether the engine runs attention-DP ranks
+	derr := s.drainAfter(ctx, t, start)
 	n, resets := s.apply(t, start.UnixNano())
+	t.restarted = resets > 0
 	if m != nil {
 		m.samples.WithLabelValues(t.name).Add(float64(n))
 		m.resets.WithLabelValues(t.name).Add(float64(resets))
+		m.draft.WithLabelValues(t.name).Set(float64(t.rd.Draft))
 	}
-	return nil
+	return derr
+}
+
+// drainAfter drains the target's iteration stats, if it has them; a failure is counted as the
+// exposition's are. A reset of the exposition's counters at the last scrape is a restarted
+// engine, whose iteration counter starts again.
+func (s *Source) drainAfter(ctx context.Context, t *target, start time.Time) error {
+	if t.IterStatsURL == "" {
+		return nil
+	}
+	if t.restarted {
+		clear(t.drain)
+		t.restarted = false
+	}
+	c, err := s.drainIterStats(ctx, t, start.UnixNano())
+	if m := s.o.Metrics; m != nil {
+		m.records.WithLabelValues(t.name, outcomeApplied).Add(float64(c.applied))
+		m.records.WithLabelValues(t.name, outcomeDuplicate).Add(float64(c.duplicate))
+		m.records.WithLabelValues(t.name, outcomeMalformed).Add(float64(c.malformed))
+		m.dropped.WithLabelValues(t.name).Add(float64(c.dropped))
+		if err != nil {
+			m.failures.WithLabelValues(t.name, reason(err)).Inc()
+		}
+	}
+	return err
 }
 
 // loopback reports whether a URL's host names this machine's loopback interface.
@@ -241,38 +286,12 @@ func loopback(host string) bool {
 // errSize marks a body past the bound.
 var errSize = errors.New("body larger than the bound")
 
-// fetch reads the body into buf, bounded in time and size, and returns its Content-Type.
+// acceptExposition asks for the text format first: its parser is the fast one (openmetrics.go).
+const acceptExposition = "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1"
+
+// fetch reads the exposition into buf, bounded in time and size, and returns its Content-Type.
 func (s *Source) fetch(ctx context.Context, t *target, buf *bytes.Buffer) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1")
-	req.Header.Set("User-Agent", "specwatch")
-	switch {
-	case t.BearerToken != "":
-		req.Header.Set("Authorization", "Bearer "+t.BearerToken)
-	case t.Username != "":
-		req.SetBasicAuth(t.Username, t.Password)
-	}
-	resp, err := t.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("HTTP status %s", resp.Status)
-	}
-	buf.Reset()
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, s.o.MaxBodyBytes+1)); err != nil {
-		return "", err
-	}
-	if int64(buf.Len()) > s.o.MaxBodyBytes {
-		return "", fmt.Errorf("%w (%d bytes)", errSize, s.o.MaxBodyBytes)
-	}
-	return resp.Header.Get("Content-Type"), nil
+	return s.get(ctx, t, t.URL, acceptExposition, buf)
 }
 
 func reason(err error) string {
@@ -304,6 +323,12 @@ func (s *Source) apply(t *target, now int64) (n, resets int) {
 		}
 		if p.ok && reset(&p.r, cur) {
 			resets++
+		}
+		if k.engine == sample.EngineTRTLLM && t.IterStatsURL != "" {
+			if t.adp {
+				continue // one process's aggregate of every attention-DP rank: no rank's series
+			}
+			cur.has &^= 1 << slotCommit // the iteration stats' counters give commit length
 		}
 		rank := []byte(k.rank)
 		out := samples(p, now, cur, k.engine, func(x *sample.Sample) {

@@ -22,6 +22,19 @@ type VLLM struct {
 	// DraftsPerSecond is the verify steps per second (0: 150).
 	DraftsPerSecond float64
 	Model           string // model_name (default "Qwen/Qwen3-32B")
+	// PerPosDrafts exports vllm:spec_decode_num_draft_tokens_per_pos, as newer builds do, with
+	// a draft length that varies: position i is drafted in a share 1 − 0.15·i of the steps.
+	PerPosDrafts bool
+}
+
+// DraftsAt is the draft tokens proposed at each position after up seconds (PerPosDrafts).
+func (m *VLLM) DraftsAt(up time.Duration) []float64 {
+	rates, rate := m.defaults()
+	out := make([]float64, len(rates))
+	for i := range rates {
+		out[i] = math.Floor(rate * up.Seconds() * (1 - 0.15*float64(i)))
+	}
+	return out
 }
 
 // Truth is what the counters hold after up seconds of uptime: the ground truth a test
@@ -82,6 +95,13 @@ func (m *VLLM) Exposition(up time.Duration) []byte {
 	fmt.Fprintf(&b, "# HELP %s_total Accepted tokens per draft position.\n# TYPE %s_total counter\n", n, n)
 	for i, p := range perPos {
 		fmt.Fprintf(&b, "%s_total{%s,position=\"%d\"} %s\n", n, l, i, pyFloat(p))
+	}
+	if m.PerPosDrafts {
+		n = "vllm:spec_decode_num_draft_tokens_per_pos"
+		fmt.Fprintf(&b, "# HELP %s_total Draft tokens per draft position.\n# TYPE %s_total counter\n", n, n)
+		for i, d := range m.DraftsAt(up) {
+			fmt.Fprintf(&b, "%s_total{%s,position=\"%d\"} %s\n", n, l, i, pyFloat(d))
+		}
 	}
 	return []byte(b.String())
 }
