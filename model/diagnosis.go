@@ -146,7 +146,7 @@ const fallThreshold = -0.105 // ln(0.9)
 // verdict judges the series and says on what, for report/words to tell: its anomalies, a
 // restart, and the change from the best window to the latest (ok: a is that attribution).
 func (se *Series) verdict(a Attribution, ok bool) (string, *schema.Diagnosis) {
-	d := &schema.Diagnosis{Restart: se.rs.note}
+	d := &schema.Diagnosis{Restart: se.det.restart.note}
 	verdict := "healthy"
 	for _, k := range []AnomalyKind{CommitLenStuck, MetricsInconsistent, ThroughputCollapse, AcceptanceDrop, StepTimeRegression, RankSkew, RestartRegression, SpeculationDisabled, FormatDrift, Stale} {
 		if !se.counts(k) {

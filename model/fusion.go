@@ -41,7 +41,7 @@ func (se *Series) event(s *sample.Sample) {
 		se.events.Restart(s.Time, s.Source, restartQuiet)
 	}
 	if v, ok := s.Get(sample.SpecSteps); ok && s.Event == sample.EventSpecPolicy {
-		se.drafting.Stated(v, s.Value(sample.AcceptedDrafts), s.Value(sample.SpecThreshold), s.Engine == sample.EngineTRTLLM)
+		se.det.specoff.tr.Stated(v, s.Value(sample.AcceptedDrafts), s.Value(sample.SpecThreshold), s.Engine == sample.EngineTRTLLM)
 	}
 }
 
@@ -49,7 +49,7 @@ func (se *Series) event(s *sample.Sample) {
 func (se *Series) fusionReport(r *SeriesReport) {
 	se.positionReport(r)
 	r.Events = se.events.Report()
-	_, r.NotSpeculating = se.drafting.Off()
+	_, r.NotSpeculating = se.det.specoff.tr.Off()
 	if se.fus.Saw(sample.SourceMetrics) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}

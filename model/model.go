@@ -201,11 +201,17 @@ func (m *Set) Report() Report {
 	return r
 }
 
-// Reconfigure applies new thresholds to every series: they read them at each evaluation, so a
-// SIGHUP takes effect at once. (Sequential tests keep the allowance and threshold they were
-// built with; the series cap and half-lives apply to series created afterwards.)
+// Reconfigure applies new thresholds to every series: the detectors read them at each
+// evaluation or retune to them (their reconfigure), so a SIGHUP takes effect at once. Window
+// sizes, half-lives and the series cap shape what was learned: they apply to series created
+// afterwards.
 func (m *Set) Reconfigure(opts Options) {
 	opts.SetDefaults()
 	m.opts = opts
 	m.units.Max = 4 * opts.MaxSeries
+	for _, se := range m.order {
+		for _, d := range se.dets {
+			d.reconfigure(&m.opts)
+		}
+	}
 }

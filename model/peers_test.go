@@ -132,8 +132,8 @@ func TestRankSkewPeersShareContainer(t *testing.T) {
 		return set.Observe(&s)
 	}
 	a, b, c := mk("DP0 TP0", "c1"), mk("DP1 TP1", "c1"), mk("DP0 TP0", "c2")
-	if a.peer.group != b.peer.group || a.peer.group == c.peer.group || len(a.peer.group.members) != 2 {
-		t.Errorf("groups: a %p b %p c %p, %d members", a.peer.group, b.peer.group, c.peer.group, len(a.peer.group.members))
+	if a.det.skew.group != b.det.skew.group || a.det.skew.group == c.det.skew.group || len(a.det.skew.group.members) != 2 {
+		t.Errorf("groups: a %p b %p c %p, %d members", a.det.skew.group, b.det.skew.group, c.det.skew.group, len(a.det.skew.group.members))
 	}
 }
 

@@ -14,10 +14,10 @@ func (se *Series) readiness(r *[NumReadiness]Ready) {
 		x := Ready{Detector: k}
 		switch k {
 		case AcceptanceDrop:
-			x.Armed, x.At, x.Need = se.drop.Readiness()
+			x.Armed, x.At, x.Need = se.det.drop.drop.Readiness()
 		case StepTimeRegression:
-			x.Armed, x.At, x.Need = se.regress.Readiness()
-			x.Need += max(0, se.warmup()-int(se.snap.N())) // it compares with a reference fit
+			x.Armed, x.At, x.Need = se.det.regress.test.Readiness()
+			x.Need += max(0, se.warmup()-int(se.det.regress.snap.N())) // it compares with a reference fit
 			x.Armed = x.Armed && x.Need == 0
 		case ThroughputCollapse:
 			x.Armed, x.Need = fit == 0, fit
@@ -39,7 +39,7 @@ func (se *Series) readinessReport() []Readiness {
 // unarmed says why acceptance_drop could not judge a fall from the attribution's baseline
 // window to now, or "" if it could: it is warming up, or armed after that window.
 func (se *Series) unarmed() schema.Evidence {
-	armed, at, need := se.drop.Readiness()
+	armed, at, need := se.det.drop.drop.Readiness()
 	switch {
 	case !armed:
 		return schema.Ev(schema.CodeDropWarming, float64(need))

@@ -2,18 +2,13 @@ package model
 
 import (
 	"math"
-	"time"
 
-	"github.com/specwatch/specwatch/model/internal/drift"
 	"github.com/specwatch/specwatch/model/internal/estimate"
 	"github.com/specwatch/specwatch/model/internal/events"
 	"github.com/specwatch/specwatch/model/internal/fusion"
-	"github.com/specwatch/specwatch/model/internal/hysteresis"
 	"github.com/specwatch/specwatch/model/internal/idle"
 	"github.com/specwatch/specwatch/model/internal/logclock"
 	"github.com/specwatch/specwatch/model/internal/position"
-	"github.com/specwatch/specwatch/model/internal/slowdrift"
-	"github.com/specwatch/specwatch/model/internal/specoff"
 	"github.com/specwatch/specwatch/model/internal/throughput"
 	"github.com/specwatch/specwatch/model/internal/vllmjoin"
 	"github.com/specwatch/specwatch/model/internal/window"
@@ -53,13 +48,8 @@ type Series struct {
 	ref estimate.TheilSen
 	// width adds the tokens each verify step checks to the fit (request.go): the prediction
 	// where they vary, as n-gram drafting's do.
-	width estimate.Bilinear
-	// snap is the fit as it was when no slowdown was suspected, and the context range it had
-	// learned: step_time_regression compares steps with it, so that the live fit may keep
-	// learning (new context ranges, new workloads) without a slowdown becoming the reference.
-	snap           estimate.RLS
-	snapLo, snapHi float64
-	lo, hi         float64 // context range the live fit has learned
+	width  estimate.Bilinear
+	lo, hi float64 // context range the live fit has learned
 
 	idle    idle.Detector
 	idleEnv idle.Env // what the idle test reads of the series (idle.go)
@@ -70,13 +60,9 @@ type Series struct {
 	tps throughput.Stats
 	win window.Pair
 
-	stuck, inconsistent, collapse hysteresis.Streak
-	drop                          drift.Drop
-	slow                          slowdrift.Detector
-	regress                       drift.Regression
-	drift                         drift.Format
-	peer                          peerState
-	rs                            restartState
+	det  detectors                 // one per anomaly kind (detector.go)
+	dets [NumAnomalyKinds]detector // the same, by kind
+	in   *obs                      // the observation being handed to one
 
 	anomalies []Anomaly
 	active    [NumAnomalyKinds]int
@@ -86,13 +72,12 @@ type Series struct {
 	kindCount [schema.NumSampleKinds]int64
 	points    int64
 
-	fus      fusion.Choice // which source gives which figure (fusion.go)
-	pos      position.Acc  // acceptance per draft position (position.go)
-	posReq   bool          // pos holds per-request lists, which statistics lines never replace
-	drafts   position.DraftSize
-	events   events.List     // restarts, speculation switched with the batch (fusion.go, specoff.go)
-	drafting specoff.Tracker // whether the engine drafts, per batch size (specoff.go)
-	expiry   expiry          // set by Tick (expire.go)
+	fus    fusion.Choice // which source gives which figure (fusion.go)
+	pos    position.Acc  // acceptance per draft position (position.go)
+	posReq bool          // pos holds per-request lists, which statistics lines never replace
+	drafts position.DraftSize
+	events events.List // restarts, speculation switched with the batch (fusion.go, specoff.go)
+	expiry expiry      // set by Tick (expire.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -137,10 +122,6 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 		fit:       estimate.NewRLS(opts.Fit),
 		width:     estimate.NewBilinear(widthForget),
 		ref:       estimate.NewTheilSen(estimate.TheilSenOptions{Scratch: fitScratch}),
-		drop:      newDropDetector(opts),
-		slow:      slowdrift.New(opts.SlowDrift),
-		regress:   newRegressionDetector(opts),
-		drift:     newDriftDetector(opts),
 		win:       window.New(opts.AttributionWindow),
 		hist:      newHistory(historyCapacity),
 		fus:       fusion.New(),
@@ -148,6 +129,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 	for k := range se.active {
 		se.active[k] = -1
 	}
+	se.wire(opts)
 	return se
 }
 
@@ -170,7 +152,7 @@ func (se *Series) observe(s *sample.Sample) {
 	}
 	se.observeFormat(false, s.Time)
 	if se.active[Stale] >= 0 {
-		se.clear(Stale, s.Time)
+		se.feed(Stale, se.at(obsSample, s.Time))
 	}
 	if s.Event == sample.EventPart {
 		return
@@ -334,22 +316,11 @@ func (se *Series) apply(p *point) {
 			se.width.Add(p.ctx, p.width, p.step)
 		}
 	}
-	if se.rs.cmp.Pending() {
-		se.rs.cmp.AddStep(p.ctx, p.step)
-		se.restartJudge(p.t)
-	}
+	se.restartStep(p)
 	if p.hasCommit {
 		se.addWindow(p)
 	}
 	se.skewCheck(p.t)
-}
-
-// collapseAge is how long the active throughput_collapse episode has lasted (0 if none).
-func (se *Series) collapseAge(t int64) time.Duration {
-	if i := se.active[ThroughputCollapse]; i >= 0 {
-		return time.Duration(t - se.anomalies[i].Start)
-	}
-	return 0
 }
 
 // fitWarmup is the number of samples before the fit's predictions are used.

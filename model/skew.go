@@ -15,8 +15,9 @@ type peerGroup struct {
 	scratch  []float64
 }
 
-// peerState is a series' side of rank_skew.
-type peerState struct {
+// skewDetector is rank_skew, a series' side of it: one rank off the other ranks of its engine
+// process, in commit length or in steps at the same context.
+type skewDetector struct {
 	group     *peerGroup
 	judge     peers.Judge
 	accept    estimate.EWMA // of window means of commit length, half-life skewHalfLife
@@ -36,7 +37,7 @@ const (
 func (m *Set) joinGroup(se *Series) {
 	g := m.group(se)
 	g.members = append(g.members, se)
-	se.peer = peerState{group: g, judge: peers.NewJudge(peers.Options{}), accept: estimate.NewEWMA(skewHalfLife)}
+	se.det.skew = skewDetector{group: g, judge: peers.NewJudge(peers.Options{}), accept: estimate.NewEWMA(skewHalfLife)}
 }
 
 // group is the group of se's engine process (host, unit, engine, container: its key but the rank).
@@ -60,8 +61,8 @@ func (se *Series) profile(t int64) peers.Profile {
 	if se.samples == 0 || t-se.last > skewRecent {
 		return p
 	}
-	if se.peer.accept.N() > 0 {
-		p.Accept = se.peer.accept.Mean()
+	if a := &se.det.skew.accept; a.N() > 0 {
+		p.Accept = a.Mean()
 	}
 	if se.fit.N() >= se.warmup() && se.cur.has&curCtx != 0 {
 		p.A, p.B = se.fit.Coef()
@@ -71,13 +72,24 @@ func (se *Series) profile(t int64) peers.Profile {
 	return p
 }
 
-// skewCheck compares the series with the other ranks of its process, once a minute of its time.
-func (se *Series) skewCheck(t int64) {
-	g := se.peer.group
-	if g == nil || len(g.members) < 2 || t-se.peer.lastCheck < skewEvery {
+// skewCheck compares the series with the other ranks of its process.
+func (se *Series) skewCheck(t int64) { se.feed(RankSkew, se.at(obsPoint, t)) }
+
+// acceptWindow takes the mean commit length of a window acceptance_drop closed at t.
+func (d *skewDetector) acceptWindow(se *Series, t int64, m float64) {
+	d.accept.Update(t, m)
+	if se.Active(CommitLenStuck) {
+		d.accept.Reset() // a stuck drafter is its own finding; rank_skew starts afresh after it
+	}
+}
+
+// observe compares the series with the other ranks of its process, once a minute of its time.
+func (d *skewDetector) observe(se *Series, o *obs) {
+	t, g := o.t, d.group
+	if g == nil || len(g.members) < 2 || t-d.lastCheck < skewEvery {
 		return
 	}
-	se.peer.lastCheck = t
+	d.lastCheck = t
 	g.profiles = g.profiles[:0]
 	for _, o := range g.members {
 		if o != se {
@@ -87,7 +99,7 @@ func (se *Series) skewCheck(t int64) {
 	self := se.profile(t)
 	acc, step, okA, okS, s := peers.Ratios(self, g.profiles, g.scratch)
 	g.scratch = s
-	va, vs := se.peer.judge.Check(self, acc, step, okA, okS)
+	va, vs := d.judge.Check(self, acc, step, okA, okS)
 	switch {
 	case va.Raised || vs.Raised:
 		se.raise(RankSkew, t, peers.Evidence(self, va.Raised, acc, step, len(g.profiles)))
@@ -95,3 +107,8 @@ func (se *Series) skewCheck(t int64) {
 		se.clear(RankSkew, t)
 	}
 }
+
+// clear forgets the consecutive checks and keeps the acceptance average: it spans half an hour
+// of windows, and the peers compare with it.
+func (d *skewDetector) clear()                 { d.judge.Forget() }
+func (d *skewDetector) reconfigure(o *Options) {} // its thresholds are peers' constants

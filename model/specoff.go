@@ -1,25 +1,43 @@
 package model
 
 import (
+	"github.com/specwatch/specwatch/model/internal/specoff"
 	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/sample"
 )
 
-// specObserve feeds model/internal/specoff one decode observation: steps with or without drafts.
+// specoffDetector is speculation_disabled: an engine that drafted at a batch size stopped
+// drafting there for longer than SpecOffAfter (model/internal/specoff). Switches that come
+// with the batch size are events, not anomalies.
+type specoffDetector struct{ tr specoff.Tracker }
+
+// specObserve feeds speculation_disabled one decode observation: steps with or without drafts.
 func (se *Series) specObserve(t int64, running float64, drafting bool) {
-	d := se.drafting.Observe(t, running, drafting, se.opts.SpecOffAfter, se.opts.SpecOffAfter)
-	if d.Event.Code != schema.CodeNone {
-		se.events.Add("speculation", t, d.Event)
+	o := se.at(obsDrafting, t)
+	o.running, o.drafting = running, drafting
+	se.feed(SpeculationDisabled, o)
+}
+
+func (d *specoffDetector) observe(se *Series, o *obs) {
+	after := se.opts.SpecOffAfter
+	dec := d.tr.Observe(o.t, o.running, o.drafting, after, after)
+	if dec.Event.Code != schema.CodeNone {
+		se.events.Add("speculation", o.t, dec.Event)
 	}
-	if d.Raise {
-		se.raise(SpeculationDisabled, t, se.drafting.Evidence(se.opts.SpecOffAfter))
-	} else if d.Clear {
-		se.clear(SpeculationDisabled, t)
+	if dec.Raise {
+		se.raise(SpeculationDisabled, o.t, d.tr.Evidence(after))
+	} else if dec.Clear {
+		se.clear(SpeculationDisabled, o.t)
 	}
 }
+
+// clear keeps the tracker: which batch sizes the engine drafted at is what it learned, and an
+// engine off before a pause is still off after it.
+func (d *specoffDetector) clear()                 {}
+func (d *specoffDetector) reconfigure(o *Options) {} // SpecOffAfter is read at each observation
 
 // notDrafting reports whether s is steps without drafts (model/internal/specoff).
 func (se *Series) notDrafting(s *sample.Sample, commit float64, hasCommit bool) bool {
 	steps, ok := s.Get(sample.SpecSteps)
-	return se.drafting.NotDrafting(steps, ok, commit, hasCommit)
+	return se.det.specoff.tr.NotDrafting(steps, ok, commit, hasCommit)
 }

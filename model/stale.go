@@ -41,15 +41,33 @@ func (m *Set) Tick(now int64) {
 		if se.samples == 0 {
 			continue
 		}
-		unitLast := m.unitLast(se)
-		silent := now-se.lastHeard() > after
-		switch {
-		case silent && !se.expiry.gone && unitLast > se.lastHeard()+after/2 && now-unitLast < after:
-			ev := schema.Ev(schema.CodeStale, float64(now-se.lastHeard()))
-			ev.T[0] = se.last
-			se.raise(Stale, se.logTime(now), ev)
-		case !silent:
-			se.clear(Stale, se.logTime(now))
-		}
+		o := se.at(obsTick, se.logTime(now))
+		o.now, o.unitLast, o.after = now, m.unitLast(se), after
+		se.feed(Stale, o)
 	}
 }
+
+// staleDetector is stale: the series is silent for StaleAfter on the daemon's clock while its
+// unit logged within the last StaleAfter; it ends when a sample arrives, or with the series'
+// expiry (expire.go).
+type staleDetector struct{}
+
+func (staleDetector) observe(se *Series, o *obs) {
+	if o.what == obsSample {
+		se.clear(Stale, o.t)
+		return
+	}
+	heard := se.lastHeard()
+	silent := o.now-heard > o.after
+	switch {
+	case silent && !se.expiry.gone && o.unitLast > heard+o.after/2 && o.now-o.unitLast < o.after:
+		ev := schema.Ev(schema.CodeStale, float64(o.now-heard))
+		ev.T[0] = se.last
+		se.raise(Stale, o.t, ev)
+	case !silent:
+		se.clear(Stale, o.t)
+	}
+}
+
+func (staleDetector) clear()                 {} // it keeps no evidence: the clocks are the series' and the unit's
+func (staleDetector) reconfigure(o *Options) {} // StaleAfter is read at each tick

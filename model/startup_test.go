@@ -43,7 +43,7 @@ func TestStartupLineRestartsEveryRank(t *testing.T) {
 		}
 	}
 	for _, se := range m.order {
-		if pending := se.rs.cmp.Pending(); pending != (se.labels.Unit == "sglang.service") {
+		if pending := se.det.restart.cmp.Pending(); pending != (se.labels.Unit == "sglang.service") {
 			t.Errorf("%+v: restart comparison pending %v", se.labels, pending)
 		}
 	}

@@ -95,8 +95,8 @@ func (m *Set) loadState(b []byte) error {
 		}
 		m.series[se.key] = se
 		m.order = append(m.order, se)
-		se.peer.group = m.group(se)
-		se.peer.group.members = append(se.peer.group.members, se)
+		g := m.group(se)
+		se.det.skew.group, g.members = g, append(g.members, se)
 	}
 	rest, err := statecodec.Read(b, &m.units)
 	if err == nil && len(rest) > 0 {

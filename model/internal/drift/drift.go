@@ -136,6 +136,17 @@ func (d *test) Readiness() (armed bool, at int64, need int) {
 	return false, d.armedAt, max(0, (windows-d.windows)*per-d.block.Pending())
 }
 
+// Retune takes o's thresholds (K, H, MinEffect) from the next window on; the windows, the
+// baseline and the statistic so far stay, as do o's other settings, which shape them.
+func (d *test) Retune(o Options) {
+	d.o.K, d.o.H, d.o.MinEffect = o.K, o.H, o.MinEffect
+	d.cusum.Retune(o.K, o.H)
+}
+
+// Discard drops the unfinished window: its values are from before a pause whose end would
+// otherwise close it.
+func (d *test) Discard() { d.block.Reset() }
+
 // RunLength is the number of windows the current excursion has lasted.
 func (d *test) RunLength() int { return d.cusum.RunLength() }
 

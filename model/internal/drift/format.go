@@ -17,6 +17,9 @@ func NewFormat(lines int, fraction float64) Format {
 	return Format{size: min(lines, 256), fraction: fraction}
 }
 
+// Retune takes a new fraction; the lines seen stay (their number shapes the ring).
+func (d *Format) Retune(fraction float64) { d.fraction = fraction }
+
 // minDriftLines keeps a handful of damaged lines at start-up from raising format_drift.
 const minDriftLines = 10
 

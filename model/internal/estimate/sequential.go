@@ -105,6 +105,12 @@ func NewCUSUM(o CUSUMOptions) CUSUM {
 	return c
 }
 
+// Retune takes a new allowance and threshold (defaults for non-positive ones) and keeps S.
+func (c *CUSUM) Retune(k, h float64) {
+	n := NewCUSUM(CUSUMOptions{K: k, H: h})
+	c.k, c.h = n.k, n.h
+}
+
 // Update feeds one standardised value and reports whether the detector is
 // in alarm. Non-finite z is ignored.
 func (c *CUSUM) Update(z float64) bool {

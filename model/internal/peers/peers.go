@@ -103,6 +103,9 @@ func NewJudge(o Options) Judge {
 	return Judge{o: o}
 }
 
+// Forget drops the consecutive checks counted so far; whether the rank is off stays.
+func (j *Judge) Forget() { j.accBad, j.accGood, j.stepBad, j.stepGood = 0, 0, 0, 0 }
+
 // Verdict is what one check found: whether the rank is off now, and whether it just became so
 // or stopped being so.
 type Verdict struct{ Off, Raised, Cleared bool }

@@ -87,6 +87,13 @@ func New(o Options) Detector {
 	return Detector{o: o, block: estimate.NewBlockMean(o.Block), base: estimate.NewEWMA(time.Duration(o.HalfLife))}
 }
 
+// Retune takes o's thresholds (MinDrop, Z, Confirm); the blocks, means and baseline stay, as
+// do o's other settings, which shape them.
+func (d *Detector) Retune(o Options) {
+	o.defaults()
+	d.o.MinDrop, d.o.Z, d.o.Confirm = o.MinDrop, o.Z, o.Confirm
+}
+
 // Event is what an Add changed.
 type Event uint8
 
