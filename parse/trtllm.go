@@ -12,8 +12,9 @@ import (
 // TensorRT-LLM's iteration log (print_iter_log; PyExecutor._profiler's profile_step in
 // tensorrt_llm/_torch/pyexecutor/py_executor.py): one line per executor iteration, from rank 0
 // unless TLLM_PROFILE_LOG_RANKS names others (docs/formats.md, "TensorRT-LLM iteration log").
-// Three generations, each "key = value" joined by ", ", states last:
+// Its generations, each "key = value" joined by ", ", states last but in the newest:
 //
+//	iter = 12, …, kv_cache_util = 0.031, …, states = {…}, num_active = 4, num_fetched = 0, num_dummy = 0, num_unscheduled = 0
 //	iter = 12, global_rank = 0, rank = 0, num_scheduled_requests = 4, kv_cache_util = 0.031, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms, prev_device_step_time = 24.9ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}
 //	iter = 12, global_rank = 0, rank = 0, currank_total_requests = 9/9, host_step_time = 25.1ms, prev_device_step_time = N/A, timestamp = …, num_scheduled_requests: 4, states = {…}
 //	iter = 12, global_rank = 0, rank = 0, currank_total_requests = 9/9, elapsed_time = 0.0251s, timestamp = …, num_scheduled_requests: 4, states = {…}
@@ -50,16 +51,17 @@ const (
 	tkDummyCtx
 	tkDummyGen
 	tkStates
+	tkDummies
 )
 
 // trtIter is one iteration line's figures before they become a Sample.
 type trtIter struct {
-	seen                          uint16
-	sched, dummyCtx, dummyGen     float64
-	ctxReqs, ctxTokens, genTokens float64
-	step, kv                      float64
-	hasKV                         bool
-	global                        []byte
+	seen                               uint16
+	sched, dummyCtx, dummyGen, dummies float64
+	ctxReqs, ctxTokens, genTokens      float64
+	step, kv                           float64
+	hasKV                              bool
+	global                             []byte
 }
 
 // trtIteration reads an iteration line from "iter = ". A decode sample when the iteration ran
@@ -87,18 +89,20 @@ func trtIteration(b []byte, s *Record) sample.Result {
 		default:
 			return malformed(s, "trtllm iteration: key without value")
 		}
-		if string(key) == "states" {
-			if it.seen&tkStates != 0 {
-				return malformed(s, "trtllm iteration: duplicated key")
+		e := bytes.Index(b[k:], []byte(", "))
+		if string(key) == "states" { // a dict of counts, whose ", " do not end it
+			e = bytes.IndexByte(b[k:], '}') + 1
+			if e == 0 || it.seen&tkStates != 0 {
+				return malformed(s, "trtllm iteration: states is not a whole {…}, or twice")
 			}
 			it.seen |= tkStates
-			if why := it.states(b[k:]); why != "" {
+			if why := it.states(b[k : k+e]); why != "" {
 				return malformed(s, why)
 			}
-			break
-		}
-		e := bytes.Index(b[k:], []byte(", "))
-		if e < 0 {
+			if k+e < len(b) && !bytes.HasPrefix(b[k+e:], []byte(", ")) {
+				return malformed(s, "trtllm iteration: text after states")
+			}
+		} else if e < 0 {
 			e = len(b) - k
 		}
 		if why := it.field(key, b[k:k+e], s); why != "" {
@@ -169,6 +173,9 @@ func (it *trtIter) field(key, v []byte, s *Record) string {
 	case "adp_dummy_gen_tokens":
 		bit = tkDummyGen
 		it.dummyGen, ok = lex.Integer(v)
+	case "num_dummy": // dummy requests among the scheduled ones (profiling.py, after states)
+		bit = tkDummies
+		it.dummies, ok = lex.Integer(v)
 	default:
 		return ""
 	}
@@ -234,17 +241,18 @@ func (it *trtIter) sample(s *Record) sample.Result {
 		return malformed(s, "trtllm iteration: missing iter, global_rank, rank, num_scheduled_requests or states")
 	case it.seen&(tkHost|tkElapsed) == 0 || it.seen&(tkHost|tkElapsed) == tkHost|tkElapsed:
 		return malformed(s, "trtllm iteration: not one of host_step_time and elapsed_time")
-	case it.ctxReqs > it.sched:
-		return malformed(s, "trtllm iteration: more context requests than scheduled ones")
 	}
-	gen := it.sched - it.ctxReqs // generation requests
+	gen := it.sched - it.ctxReqs - it.dummies // generation requests
 	// Under attention DP a rank without work runs a dummy request so that the collectives line
 	// up: an iteration that ran only those tokens ran no request.
 	dummy := it.dummyCtx + it.dummyGen
 	if dummy > 0 && dummy >= it.ctxTokens+it.genTokens {
 		gen, it.ctxReqs, it.genTokens = 0, 0, 0
 	}
-	if it.genTokens < gen {
+	switch {
+	case gen < 0:
+		return malformed(s, "trtllm iteration: more context and dummy requests than scheduled ones")
+	case it.genTokens < gen:
 		return malformed(s, "trtllm iteration: fewer generation tokens than generation requests")
 	}
 	s.Kind = sample.KindDecode

@@ -12,6 +12,8 @@ import (
 const (
 	trtPrefix  = "[11/20/2026-09:00:01] [TRT-LLM] [RANK 0] [I] "
 	trtCurrent = "iter = 1204, global_rank = 0, rank = 0, num_scheduled_requests = 4, kv_cache_util = 0.031, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms, prev_device_step_time = 24.87398338317871ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}"
+	// profiling.py (070b854): fields after states.
+	trtNewest  = "iter = 1204, global_rank = 0, rank = 0, num_scheduled_requests = 5, adp_dummy_ctx_tokens = 0, adp_dummy_gen_tokens = 0, kv_cache_util = 0.031, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms, prev_device_step_time = 24.873899459838867ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 1, 'num_ctx_tokens': 812, 'num_generation_tokens': 16}, num_active = 7, num_fetched = 1, num_dummy = 0, num_unscheduled = 2"
 	trtADP     = "iter = 1204, global_rank = 3, rank = 3, num_scheduled_requests = 4, adp_dummy_ctx_tokens = 0, adp_dummy_gen_tokens = 0, kv_cache_util = 0.031, currank_total_requests = 2/9, host_step_time = 25.06399154663086ms, prev_device_step_time = 24.87398338317871ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}"
 	trtHost    = "iter = 1204, global_rank = 0, rank = 0, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms, prev_device_step_time = N/A, timestamp = 2026-11-20 09:00:01, num_scheduled_requests: 4, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 4}"
 	trtElapsed = "iter = 1204, global_rank = 0, rank = 0, currank_total_requests = 9/9, elapsed_time = 0.02506399154663086s, timestamp = 2026-11-20 09:00:01, num_scheduled_requests: 4, states = {'num_ctx_requests': 1, 'num_ctx_tokens': 812, 'num_generation_tokens': 3}"
@@ -49,6 +51,14 @@ func TestTRTLLMIteration(t *testing.T) {
 	// No KV cache manager: kv_cache_util N/A, absent. An empty batch is Running 0.
 	f("iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 0, kv_cache_util = N/A, currank_total_requests = 0/0, host_step_time = 1456.7ms, prev_device_step_time = 0.5ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 0}",
 		trtWant(sample.KindDecode, "", map[sample.Field]float64{sample.Running: 0, sample.StepSeconds: 1.4567}))
+	// The newest generation: a context request beside 4 generation requests, fields after states.
+	f(trtPrefix+trtNewest, trtWant(sample.KindPrefill, "", map[sample.Field]float64{sample.Running: 4, sample.StepSeconds: 0.02506399154663086,
+		sample.KVUsage: 0.031, sample.NewSeqs: 1, sample.NewTokens: 812, sample.Drafted: 12, sample.SpecSteps: 3}))
+	// Its dummy requests are not requests: an idle rank's, and one beside real work.
+	f("iter = 7, global_rank = 2, rank = 2, num_scheduled_requests = 1, adp_dummy_ctx_tokens = 0, adp_dummy_gen_tokens = 4, kv_cache_util = 0.000, currank_total_requests = 0/9, host_step_time = 9.5ms, prev_device_step_time = 9.1ms, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 4}, num_active = 0, num_fetched = 0, num_dummy = 1, num_unscheduled = 0",
+		trtWant(sample.KindDecode, "2", map[sample.Field]float64{sample.Running: 0, sample.StepSeconds: 0.0095, sample.KVUsage: 0}))
+	f("iter = 7, global_rank = 2, rank = 2, num_scheduled_requests = 3, host_step_time = 9.5ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 12}, num_dummy = 1",
+		trtWant(sample.KindDecode, "2", map[sample.Field]float64{sample.Running: 2, sample.StepSeconds: 0.0095, sample.Drafted: 10, sample.SpecSteps: 5}))
 	// Keys a later version adds, in the line or in states, are read past.
 	f("iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 2, kv_cache_util = 0.500, spec_mode = mtp, host_step_time = 12.0ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 2, 'num_paused_requests': 0}",
 		trtWant(sample.KindDecode, "", map[sample.Field]float64{sample.Running: 2, sample.StepSeconds: 0.012, sample.KVUsage: 0.5, sample.Drafted: 0, sample.SpecSteps: 0}))
@@ -101,6 +111,9 @@ func TestTRTLLMDamaged(t *testing.T) {
 		"iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, currank_total_requests = 9, host_step_time = 25.1ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}",
 		"iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, host_step_time = 25.1ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}, iter = 8, global_rank = 0", // glued
 		"[TRT-LLM] [I] iter = 7, global_rank = 0, rank 0, num_scheduled_requests = 4",
+		"iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, host_step_time = 25.1ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}x",
+		"iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, host_step_time = 25.1ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}, num_dummy = 5",
+		"iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, host_step_time = 25.1ms, states = {'num_ctx_requests': 0, 'num_ctx_tokens': 0, 'num_generation_tokens': 16}, num_dummy = x",
 	} {
 		check(t, line, want{r: sample.Malformed})
 	}
@@ -120,7 +133,7 @@ func TestTRTLLMNoAllocs(t *testing.T) {
 	}
 	p := NewParser(Options{})
 	var s Record
-	for _, line := range []string{trtPrefix + trtCurrent, trtPrefix + trtADP, trtPrefix + trtHost, trtPrefix + trtElapsed,
+	for _, line := range []string{trtPrefix + trtCurrent, trtPrefix + trtNewest, trtPrefix + trtADP, trtPrefix + trtHost, trtPrefix + trtElapsed,
 		trtPrefix + "iter = 7, global_rank = 0, rank = 0, num_scheduled_requests = 4, host_step_time = nanms, states = {}"} {
 		b := []byte(line)
 		if a := testing.AllocsPerRun(100, func() { p.Parse(b, &s) }); a != 0 {

@@ -47,8 +47,9 @@ const (
 	GenericComma
 	// GenericSpace: "ddtree step=… bs=… ctx=… avg_commit_len=… avg_accepted_drafts=… step_time=…".
 	GenericSpace
-	// TRTLLMCurrent: "iter = …, num_scheduled_requests = …, kv_cache_util = …, …,
-	// host_step_time = …ms, prev_device_step_time = …, timestamp = …, states = {…}".
+	// TRTLLMCurrent: "iter = …, num_scheduled_requests = …, adp_dummy_ctx_tokens = …, …,
+	// kv_cache_util = …, …, host_step_time = …ms, prev_device_step_time = …, timestamp = …,
+	// states = {…}, num_active = …, num_fetched = …, num_dummy = …, num_unscheduled = …".
 	TRTLLMCurrent
 	// TRTLLMHost: without kv_cache_util, "num_scheduled_requests: …" after the timestamp.
 	TRTLLMHost

@@ -62,7 +62,7 @@ func (w *Writer) appendIteration(b []byte, t time.Time, rec *Record) []byte {
 	if w.Style == TRTLLMCurrent {
 		b = append(b, ", num_scheduled_requests = "...)
 		b = appendtext.Int(b, sched)
-		b = append(b, ", kv_cache_util = "...)
+		b = append(b, ", adp_dummy_ctx_tokens = 0, adp_dummy_gen_tokens = 0, kv_cache_util = "...)
 		b = appendtext.Fixed(b, float64(rec.Ctx)/float64(max(w.KVTokens, 1)), 3)
 	}
 	b = append(b, ", currank_total_requests = "...)
@@ -99,7 +99,19 @@ func (w *Writer) appendIteration(b []byte, t time.Time, rec *Record) []byte {
 	b = appendtext.Int(b, int64(rec.NewTok))
 	b = append(b, ", 'num_generation_tokens': "...)
 	b = appendtext.Int(b, int64(rec.Running)+rec.Drafted)
-	return append(b, '}')
+	b = append(b, '}')
+	if w.Style != TRTLLMCurrent {
+		return b
+	}
+	// Attention-DP observability: the active requests (the scheduled and those waiting for
+	// room, Queue), the ones fetched since the previous line (the context requests here), no
+	// dummy requests.
+	b = append(b, ", num_active = "...)
+	b = appendtext.Int(b, sched+int64(rec.Queue))
+	b = append(b, ", num_fetched = "...)
+	b = appendtext.Int(b, int64(rec.NewSeq))
+	b = append(b, ", num_dummy = 0, num_unscheduled = "...)
+	return appendtext.Int(b, int64(rec.Queue))
 }
 
 // appendGate writes the SpeculationGate turning speculation off for good: the rolling mean of
