@@ -69,6 +69,12 @@ func BenchmarkVLLMEngine(b *testing.B) {
 	benchLine(b, "(APIServer pid=9120) INFO 11-20 09:00:01 [loggers.py:271] Engine 000: Avg prompt throughput: 1204.7 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%, Prefix cache hit rate: 41.2%", sample.Matched)
 }
 
+// TensorRT-LLM's iteration line behind its logger's prefix: one per executor iteration, so
+// hundreds a second per rank. Target: 0 allocations.
+func BenchmarkTRTLLMIteration(b *testing.B) {
+	benchLine(b, trtPrefix+trtNewest, sample.Matched)
+}
+
 func BenchmarkKeyValue(b *testing.B) {
 	benchLine(b, "[2026-11-20 09:00:01 TP0] ddtree avg_commit_len=2.90, avg_accepted_depth=1.90, step_ms=101.3", sample.Matched)
 }

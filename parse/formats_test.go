@@ -128,6 +128,12 @@ func TestEngineFormats(t *testing.T) {
 			want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, f: map[sample.Field]float64{sample.PromptTPS: 0, sample.GenTPS: 35.2, sample.Running: 1, sample.Queue: 0}}},
 		{"vllm fork engine line", vllmPrefix + "Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%, Max iteration time: 386.7 ms, Avg time/tok:149.4 ms",
 			want{r: sample.Matched, kind: sample.KindDecode, engine: sample.EngineVLLM, rank: "Engine 000", f: map[sample.Field]float64{sample.PromptTPS: 0, sample.GenTPS: 26.8, sample.Running: 4, sample.Queue: 0, sample.KVUsage: 0.021}}},
+
+		// TensorRT-LLM's iteration line (trtllm_test.go has its variants): no commit length, its
+		// acceptance is on /metrics; the drafts per generation request are 16 / 4 − 1 = 3.
+		{"trtllm iteration", trtPrefix + trtCurrent, trtWant(sample.KindDecode, "", trtDecode)},
+		{"trtllm iteration, elapsed_time", trtPrefix + trtElapsed, trtWant(sample.KindPrefill, "", map[sample.Field]float64{sample.Running: 3,
+			sample.StepSeconds: 0.02506399154663086, sample.NewSeqs: 1, sample.NewTokens: 812, sample.Drafted: 0, sample.SpecSteps: 0})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { check(t, c.line, c.w) })
@@ -168,6 +174,8 @@ func TestEngineFormatsDamaged(t *testing.T) {
 		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Waiting: 0 reqs",
 		// Every line with an engine lead has the KV figure: without it, the line was cut.
 		"Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 26.8 tokens/s, Running: 4 reqs, Waiting: 0 reqs",
+		// TensorRT-LLM's states dict is the line's end: without it the line was cut.
+		trtPrefix + "iter = 1204, global_rank = 0, rank = 0, num_scheduled_requests = 4, kv_cache_util = 0.031, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms",
 	} {
 		check(t, line, want{r: sample.Malformed})
 	}

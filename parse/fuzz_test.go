@@ -30,6 +30,7 @@ func seedLines(f *testing.F) {
 		"SpecDecoding metrics: Draft acceptance rate: 62.5%, Mean acceptance length: 2.88, Accepted: 150 tokens, Drafted: 240 tokens, Per-position acceptance rate: 0.750, 0.625, 0.500",
 		"draft acceptance rate = 0.58824 (  600 accepted /  1020 generated)",
 		"avg_commit_len=2.90, avg_accepted_depth=1.90, step_ms=101.3",
+		"[11/20/2026-09:00:01] [TRT-LLM] [RANK 1] [I] iter = 1204, global_rank = 1, rank = 1, num_scheduled_requests = 4, kv_cache_util = 0.031, currank_total_requests = 9/9, host_step_time = 25.06399154663086ms, prev_device_step_time = N/A, timestamp = 2026-11-20 09:00:01, states = {'num_ctx_requests': 1, 'num_ctx_tokens': 812, 'num_generation_tokens': 16}",
 		"\x1b[1;36m(APIServer pid=9120)\x1b[0;0m INFO 11-20 09:00:01 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 96.4 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.3%",
 	} {
 		f.Add([]byte(l))

@@ -317,6 +317,8 @@ var markers = [...]marker{
 	led(mark("#calls(b,g,a) = ", '#', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaStats(b, s) }), llama.StatsLead),
 	led(mark("eval time = ", 'v', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaBare(b, s) }), llama.EvalLead),
 	mark("total time = ", 'm', famSpaced, sample.EngineLlamaCpp, func(_ *Parser, b []byte, s *Record) sample.Result { return llamaBare(b, s) }),
+	// TensorRT-LLM's iteration line (trtllm.go): every generation spells its first '=' " = ".
+	led(mark(", global_rank = ", 'k', famEquals, sample.EngineTRTLLM, func(_ *Parser, b []byte, s *Record) sample.Result { return trtIteration(b, s) }), trtIterLead),
 	mark("Initialized DFLASH draft runner", 'z', famDrafter, sample.EngineSGLang, (*Parser).drafterEvent),
 	mark("Initialized DDTree worker", 'z', famDrafter, sample.EngineSGLang, (*Parser).drafterEvent),
 	mark("DFLASH verify completed", 'H', famDrafter, sample.EngineSGLang, func(_ *Parser, b []byte, s *Record) sample.Result { return verifyDone(b, s) }),

@@ -13,5 +13,7 @@ func prefix(b []byte, s *Record) {
 		s.Engine = sample.EngineSGLang
 	case header.VLLM:
 		s.Engine = sample.EngineVLLM
+	case header.TRTLLM:
+		s.Engine = sample.EngineTRTLLM
 	}
 }

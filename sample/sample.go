@@ -55,7 +55,7 @@ const (
 	EngineVLLM
 	EngineLlamaCpp
 	EngineGeneric
-	EngineTRTLLM // TensorRT-LLM; seen only through its /metrics (ingest/scrape)
+	EngineTRTLLM // TensorRT-LLM: its iteration and SpeculationGate lines (parse), its /metrics (ingest/scrape)
 )
 
 var engineNames = [...]string{"unknown", "sglang", "vllm", "llamacpp", "generic", "trtllm"}

@@ -10,9 +10,11 @@ package sim
 // The step time is evaluated at the context the line reports, so that a fit of step time on the
 // written #token recovers StepModel.A and B up to noise.
 func (r *rankSim) decodeStep() {
-	if n := r.admit(r.now); n > 0 && r.svc.PrefillLines && r.svc.Engine == SGLang {
-		r.prefillLine(r.now+120_000, n)
+	adm := r.admit(r.now)
+	if adm > 0 && r.svc.PrefillLines && r.svc.Engine == SGLang {
+		r.prefillLine(r.now+120_000, adm)
 	}
+	trt := r.svc.Engine == TRTLLM // a line per iteration (trtllm.go)
 	if len(r.running) == 0 {
 		if r.arrival >= r.end {
 			r.done = true
@@ -22,9 +24,19 @@ func (r *rankSim) decodeStep() {
 		r.idleSince = true
 		return
 	}
+	ctxTok, ctxSecs := 0, 0.0
+	if trt {
+		if r.idleSince {
+			r.trtIdle(r.now)
+		}
+		ctxTok, ctxSecs = r.trtContext(adm)
+	}
 	e := effectsAt(r.faults, r.offset(r.now))
 	c := r.commit(&e)
 	n := float64(r.decodeInterval)
+	if trt {
+		n = 1
+	}
 	ph := r.svc.Acceptance.Phases
 	for i := range r.running {
 		q := &r.running[i]
@@ -33,7 +45,7 @@ func (r *rankSim) decodeStep() {
 	}
 	ctx := r.contextTokens()
 	step := r.step(ctx, &e, r.stepNoise())
-	wall := n * step * e.wallMul
+	wall := n*step*e.wallMul + ctxSecs
 	t := r.now + int64(wall*1e9)
 	if t > r.end {
 		r.done = true
@@ -66,6 +78,8 @@ func (r *rankSim) decodeStep() {
 		}
 	case Generic:
 		fill(r.emit(LineCustom, t, &e))
+	case TRTLLM:
+		r.trtLine(t, wall, adm, ctxTok, &e, fill)
 	}
 	r.now = t
 	r.finish(t)

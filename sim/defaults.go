@@ -53,7 +53,7 @@ func (s Scenario) normalize() (Scenario, error) {
 
 func (sv *Service) normalize(seed uint64, idx int) error {
 	switch sv.Engine {
-	case SGLang, VLLM, LlamaCpp, Generic:
+	case SGLang, VLLM, LlamaCpp, Generic, TRTLLM:
 	default:
 		return fmt.Errorf("unknown engine %q", sv.Engine)
 	}
@@ -72,7 +72,7 @@ func (sv *Service) normalize(seed uint64, idx int) error {
 	}
 	if sv.Identifier == "" {
 		sv.Identifier = map[Engine]string{SGLang: "python3", VLLM: "vllm", LlamaCpp: "llama-server",
-			Generic: "python3"}[sv.Engine]
+			Generic: "python3", TRTLLM: "trtllm-serve"}[sv.Engine]
 	}
 	if sv.PID == 0 {
 		sv.PID = 2000 + int((seed*2654435761+uint64(idx)*40503)%60000)
@@ -90,6 +90,9 @@ func (sv *Service) normalize(seed uint64, idx int) error {
 		sv.Engine == LlamaCpp || sv.Engine == Generic
 	if untagged && len(sv.Ranks) > 1 {
 		return errors.New("lines of this engine and prefix name no rank: use one rank")
+	}
+	if err := enginelog.CheckTRTLLM(sv.Engine, sv.Ranks, sv.Policy.OnFrom != 0); err != nil {
+		return err
 	}
 	if sv.Step.A < 0 || sv.Step.B < 0 || sv.Step.A+sv.Step.B <= 0 {
 		return errors.New("step model needs A ≥ 0, B ≥ 0, not both zero")

@@ -45,3 +45,14 @@ func (r *rankSim) adaptiveLine(t int64) {
 		rec.StepsFrom, rec.Steps = r.svc.Acceptance.DraftLen, 0
 	}
 }
+
+// gateLine writes TensorRT-LLM's SpeculationGate turning speculation off for good once the time
+// policy has it off, just before the iteration at t (the default window and threshold).
+func (r *rankSim) gateLine(t int64) {
+	if r.adaptiveOff || !r.svc.Policy.offAt(r.offset(r.now)) {
+		return
+	}
+	r.adaptiveOff = true
+	rec := r.emit(LineGate, t-int64(time.Millisecond), nil)
+	rec.Depth, rec.Commit, rec.Slot = 0.4, 0.5, 32
+}

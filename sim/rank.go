@@ -59,7 +59,8 @@ type rankSim struct {
 	prefixHit      float64
 	lastAt         int64
 	llama          llamaServer // llama.cpp: slots and counters
-	adaptiveOff    bool        // SGLang logged its adaptive steps at 0 (policy.go)
+	adaptiveOff    bool        // SGLang logged its adaptive steps at 0, TensorRT-LLM its gate (policy.go)
+	prevStep       float64     // TensorRT-LLM: the previous iteration's step, its prev_device_step_time
 
 	pending []record
 	head    int
@@ -76,7 +77,7 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 		statsInterval:  int64(sc.StatsInterval),
 	}
 	r.writer = enginelog.Writer{Engine: sv.Engine, Style: sv.Style, Prefix: sv.Prefix, Color: sv.Color,
-		Rank: r.rank, PID: sv.PID + rankIx, KVTokens: sv.KVTokens, DraftLen: sv.Acceptance.DraftLen,
+		Rank: r.rank, World: len(sv.Ranks), PID: sv.PID + rankIx, KVTokens: sv.KVTokens, DraftLen: sv.Acceptance.DraftLen,
 		DecodeInterval: sc.DecodeInterval}
 	if sv.Engine == LlamaCpp {
 		r.writer.Started = time.Unix(0, r.start-int64(llamaBoot)).In(sc.Start.Location())

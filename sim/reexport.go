@@ -48,6 +48,7 @@ const (
 	VLLM     = enginelog.VLLM
 	LlamaCpp = enginelog.LlamaCpp
 	Generic  = enginelog.Generic
+	TRTLLM   = enginelog.TRTLLM
 )
 
 // Style is a generation of an engine's line shapes.
@@ -67,6 +68,9 @@ const (
 	VLLMV0          = enginelog.VLLMV0
 	GenericComma    = enginelog.GenericComma
 	GenericSpace    = enginelog.GenericSpace
+	TRTLLMCurrent   = enginelog.TRTLLMCurrent
+	TRTLLMHost      = enginelog.TRTLLMHost
+	TRTLLMElapsed   = enginelog.TRTLLMElapsed
 )
 
 // Prefix is the engine logger's layout in front of the message.
@@ -101,4 +105,7 @@ const (
 	LineSlot       = enginelog.LineSlot
 	LinePositions  = enginelog.LinePositions
 	LineStatistics = enginelog.LineStatistics
+	// TensorRT-LLM's iteration line and SpeculationGate switch.
+	LineIteration = enginelog.LineIteration
+	LineGate      = enginelog.LineGate
 )

@@ -1,5 +1,5 @@
-// Package sim writes realistic speculative-decoding engine logs (SGLang, vLLM, llama.cpp and custom
-// key=value builds) from known parameters, together with the ground truth behind every line.
+// Package sim writes realistic speculative-decoding engine logs (SGLang, vLLM, llama.cpp,
+// TensorRT-LLM and custom key=value builds) from known parameters, with the truth behind each line.
 //
 // The logs are what specwatch must explain, so the generator follows the engines' own arithmetic
 // rather than drawing numbers independently: a step takes A + B·context seconds, a line's throughput
@@ -56,7 +56,8 @@ type Service struct {
 	Compose string
 	Engine  Engine
 	// Ranks are the series this process writes. SGLang: "TP0", "DP1 TP1", "" (one GPU, no tag);
-	// vLLM: "Engine 000", or "" for no lead. Each rank simulates its own batch: with
+	// vLLM: "Engine 000", or "" for no lead; TensorRT-LLM: "" (rank 0), "1", … (each rank it
+	// logs, TLLM_PROFILE_LOG_RANKS). Each rank simulates its own batch: with
 	// data-parallel attention every DP rank serves different requests. Default one rank.
 	Ranks []string
 	// Style selects the engine's line generation; zero is the engine's current one.

@@ -25,7 +25,8 @@ type Truth struct {
 	// StepSeconds is the GPU time of one step over the interval (what step_ms and total_ms
 	// print); CommitLen the mean tokens committed per request per step; TPS the generation
 	// throughput the engine computed. For llama.cpp's lines from print_timing to release they
-	// describe the finished request (below).
+	// describe the finished request (below). TensorRT-LLM's iteration lines: StepSeconds is the
+	// iteration's host step time, Running its generation requests (its context ones beside).
 	StepSeconds, CommitLen, TPS float64
 	// Steps, Drafts and MeanContext describe a llama.cpp request: its verify steps (G − 1 −
 	// accepted, G the tokens generated), how many of them drafted, and its mean context,

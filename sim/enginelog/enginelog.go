@@ -1,7 +1,7 @@
-// Package enginelog writes the lines speculative-decoding engines print (SGLang, vLLM, llama.cpp
-// and custom key=value builds) from the values behind them: the mirror of package parse. It
-// holds no state and draws no random numbers, so a Record and a Writer determine the bytes; the
-// simulator in package sim decides the values and the stream around them.
+// Package enginelog writes the lines speculative-decoding engines print (SGLang, vLLM, llama.cpp,
+// TensorRT-LLM and custom key=value builds) from the values behind them: the mirror of package
+// parse. It holds no state and draws no random numbers, so a Record and a Writer determine the
+// bytes; the simulator in package sim decides the values and the stream around them.
 package enginelog
 
 import "time"
@@ -40,6 +40,13 @@ type Record struct {
 	Interval                  float64             // seconds the counts cover
 	CumAcc, CumDraft, CumEmit int64               // vLLM v0's cumulative counts
 	PrefixHit                 float64             // vLLM: prefix cache hit rate, %
+	// TensorRT-LLM: the previous iteration's GPU time in seconds (0: none yet, "N/A") and the
+	// requests fetched so far. Running is then the generation requests, NewSeq and NewTok the
+	// context requests and their tokens, Drafted the iteration's draft tokens, Step its host
+	// step time. The gate line reads Depth (accepted drafts), Commit (its threshold) and Slot
+	// (its window).
+	Device  float64
+	Fetched int
 
 	// llama.cpp: the request in slot Slot. Prompt is the prompt tokens evaluated (Cached
 	// those its slot's cache held), Gen the tokens generated; Accepted, Drafted and Drafts its
@@ -68,7 +75,10 @@ type Writer struct {
 	Prefix Prefix
 	Color  bool   // vLLM: ANSI colour codes around the process tag and level
 	Rank   string // the rank tag: SGLang "DP1 TP1", vLLM "Engine 000", or "" for none
-	PID    int    // vLLM: the process in "(APIServer pid=…)"
+	// World is TensorRT-LLM's MPI world size: its logger tags lines "[RANK n]" when above 1
+	// (n from Rank: "" is rank 0, else its number).
+	World int
+	PID   int // vLLM: the process in "(APIServer pid=…)"
 
 	KVTokens       int // KV-cache capacity: usage figures are Ctx / KVTokens
 	DraftLen       int // draft tokens per step (llama.cpp's n_max); 0 writes no acceptance fields
@@ -112,6 +122,12 @@ func (w *Writer) AppendLine(b []byte, t time.Time, rec *Record) []byte {
 		return w.appendStats(b, rec)
 	case Generic:
 		return w.appendCustom(w.AppendGenericPrefix(b, t), rec)
+	case TRTLLM:
+		b = w.AppendTRTLLMPrefix(b, t)
+		if rec.Kind == LineGate {
+			return w.appendGate(b, rec)
+		}
+		return w.appendIteration(b, t, rec)
 	}
 	b = w.AppendLlamaPrefix(b, t, 'I')
 	return w.AppendLlamaSuffix(w.appendLlama(b, rec))

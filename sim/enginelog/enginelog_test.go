@@ -40,10 +40,11 @@ func TestAppendLineAllocs(t *testing.T) {
 		{Engine: enginelog.LlamaCpp, DraftLen: 15},
 		{Engine: enginelog.Generic, Style: enginelog.GenericSpace, KVTokens: 500000, DraftLen: 15,
 			DecodeInterval: 40},
+		{Engine: enginelog.TRTLLM, Style: enginelog.TRTLLMCurrent, Rank: "3", World: 4, KVTokens: 500000, DraftLen: 3},
 	}
 	kinds := map[enginelog.Engine]enginelog.LineKind{enginelog.SGLang: enginelog.LineDecode,
 		enginelog.VLLM: enginelog.LineSpec, enginelog.LlamaCpp: enginelog.LineDraft,
-		enginelog.Generic: enginelog.LineCustom}
+		enginelog.Generic: enginelog.LineCustom, enginelog.TRTLLM: enginelog.LineIteration}
 	buf := make([]byte, 0, 4096)
 	for _, w := range writers {
 		rec := enginelog.Record{Kind: kinds[w.Engine], Sub: 5, Ctx: 90000, Running: 4, Commit: 3.1,

@@ -13,6 +13,8 @@ const (
 	LlamaCpp Engine = "llamacpp"
 	// Generic is a custom build (a DDTree fork, say) that logs only key=value statistics.
 	Generic Engine = "generic"
+	// TRTLLM is TensorRT-LLM's PyTorch executor with print_iter_log: a line per iteration.
+	TRTLLM Engine = "trtllm"
 )
 
 // Style is a generation of an engine's line shapes. The shapes drift between releases and
@@ -45,12 +47,20 @@ const (
 	GenericComma
 	// GenericSpace: "ddtree step=… bs=… ctx=… avg_commit_len=… avg_accepted_drafts=… step_time=…".
 	GenericSpace
+	// TRTLLMCurrent: "iter = …, num_scheduled_requests = …, adp_dummy_ctx_tokens = …, …,
+	// kv_cache_util = …, …, host_step_time = …ms, prev_device_step_time = …, timestamp = …,
+	// states = {…}, num_active = …, num_fetched = …, num_dummy = …, num_unscheduled = …".
+	TRTLLMCurrent
+	// TRTLLMHost: without kv_cache_util, "num_scheduled_requests: …" after the timestamp.
+	TRTLLMHost
+	// TRTLLMElapsed: the first generation, "elapsed_time = …s" for the step time.
+	TRTLLMElapsed
 	numStyles
 )
 
 var styleNames = [numStyles]string{"default", "sglang-old", "sglang-current", "sglang-iteration",
 	"sglang-hybrid-swa", "sglang-disagg", "vllm-spec-gen1", "vllm-spec-gen2", "vllm-spec-gen3",
-	"vllm-v0", "generic-comma", "generic-space"}
+	"vllm-v0", "generic-comma", "generic-space", "trtllm-current", "trtllm-host", "trtllm-elapsed"}
 
 func (s Style) String() string {
 	if s < 0 || s >= numStyles {
@@ -68,8 +78,10 @@ func (s Style) Engine() Engine {
 		return SGLang
 	case s <= VLLMV0:
 		return VLLM
-	default:
+	case s <= GenericSpace:
 		return Generic
+	default:
+		return TRTLLM
 	}
 }
 
@@ -85,6 +97,8 @@ func (s Style) Resolve(e Engine) Style {
 		return VLLMSpecGen3
 	case Generic:
 		return GenericComma
+	case TRTLLM:
+		return TRTLLMCurrent
 	}
 	return StyleDefault
 }
@@ -129,11 +143,14 @@ const (
 	LinePositions                      // llama.cpp "acc per pos = (…)" (-lv 4)
 	LineStatistics                     // llama.cpp common_speculative "statistics" totals (-lv 4)
 	LineAdaptive                       // SGLang "Adaptive spec params updated: steps A -> B"
+	LineIteration                      // TensorRT-LLM "iter = …" (print_iter_log)
+	LineGate                           // TensorRT-LLM "[SpeculationGate] Speculative decoding disabled: …"
 	numLineKinds
 )
 
 var lineNames = [numLineKinds]string{"", "decode", "prefill", "retract", "startup", "profile",
-	"custom", "stats", "spec", "timing", "draft", "slot", "positions", "statistics", "adaptive"}
+	"custom", "stats", "spec", "timing", "draft", "slot", "positions", "statistics", "adaptive",
+	"iteration", "gate"}
 
 func (k LineKind) String() string {
 	if k == 0 || k >= numLineKinds {

@@ -24,6 +24,7 @@ const (
 	Unknown Engine = iota
 	SGLang
 	VLLM
+	TRTLLM
 )
 
 // Read walks the prefix of b: timestamps, host and identifier, rank tags, process tags. Each
@@ -50,11 +51,16 @@ func Read(b []byte, sink Sink) Engine {
 		switch {
 		case c == '[' && done&fBracket == 0:
 			j, ok := sglangTag(b, i+1, s, &t)
+			e := SGLang
 			if !ok {
-				return engine
+				t = stamp.Stamp{}
+				if j, ok = trtTags(b, i, s, &t); !ok {
+					return engine
+				}
+				e = TRTLLM
 			}
 			done |= fBracket
-			engine = SGLang
+			engine = e
 			offer(s.Stamp, &t)
 			i = j
 		case c == '(' && done&fProc == 0:

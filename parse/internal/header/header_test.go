@@ -21,6 +21,16 @@ func TestRead(t *testing.T) {
 		{"2026-06-07 11:20:05,102 [INFO] sglang.srt.managers.x: ", "", "", "", "", SGLang, stamp.PrecLocal},
 		{"0.05.071.041 I ", "", "", "", "", Unknown, stamp.PrecRelative},
 		{"free text before the marker ", "", "", "", "", Unknown, stamp.PrecNone},
+		// TensorRT-LLM's logger: rank 0 is no rank (trtTags), older builds said MPI_Rank.
+		{"[11/20/2026-09:00:01] [TRT-LLM] [RANK 0] [I] ", "", "", "", "", TRTLLM, stamp.PrecLocal},
+		{"[11/20/2026-09:00:01] [TRT-LLM] [RANK 12] [W] ", "", "", "12", "", TRTLLM, stamp.PrecLocal},
+		{"[11/20/2026-09:00:01] [TRT-LLM] [MPI_Rank 3] [I] ", "", "", "3", "", TRTLLM, stamp.PrecLocal},
+		{"[TRT-LLM] [I] [RANK 5] [SpeculationGate] ", "", "", "5", "", TRTLLM, stamp.PrecNone},
+		{"Nov 20 09:00:01 gpu07 trtllm-serve[4821]: [11/20/2026-09:00:01] [TRT-LLM] [I] ", "gpu07", "trtllm-serve", "", "", TRTLLM, stamp.PrecLocal},
+		// The date alone is any Python program's; a rank tag that is not one ends the walk.
+		{"[11/20/2026-09:00:01] [INFO] ", "", "", "", "", Unknown, stamp.PrecNone},
+		{"[11/20/2026-09:00:01] [TRT-LLM] [RANK x] ", "", "", "", "", TRTLLM, stamp.PrecLocal},
+		{"[13/20/2026-09:00:01] [TRT-LLM] ", "", "", "", "", Unknown, stamp.PrecNone},
 	}
 	for _, c := range cases {
 		var st stamp.Stamp

@@ -217,3 +217,24 @@ func VLLMAt(b []byte, i int, t *Stamp) (int, bool) {
 	t.Prec = PrecYearless
 	return j, true
 }
+
+// SlashAt parses the date-time of Python's logging with datefmt "%m/%d/%Y-%H:%M:%S",
+// "11/20/2026-09:00:01", which TensorRT-LLM's logger puts in brackets before every line
+// (tensorrt_llm/logger.py): local time, whole seconds.
+func SlashAt(b []byte, i int, t *Stamp) (int, bool) {
+	if i < 0 || i+19 > len(b) {
+		return i, false
+	}
+	mo, ok1 := lex.TwoDigits(b, i)
+	d, ok2 := lex.TwoDigits(b, i+3)
+	y, ok3 := lex.DigitsAt(b, i+6, 4)
+	if !ok1 || !ok2 || !ok3 || b[i+2] != '/' || b[i+5] != '/' || b[i+10] != '-' || !validDate(mo, d) {
+		return i, false
+	}
+	j, ok := ClockAt(b, i+11, t)
+	if !ok {
+		return i, false
+	}
+	t.Year, t.Month, t.Day, t.Prec = y, mo, d, PrecLocal
+	return j, true
+}
