@@ -59,11 +59,11 @@ func TestTRTLLMDrain(t *testing.T) {
 		g.drafted += s.Value(sample.Drafted)
 		g.steps += st
 	}
-	if len(got) != 2 || got["DP0"] == nil || got["DP1"] == nil {
-		t.Fatalf("series %v, want DP0 and DP1 only (the exposition's aggregate is no rank)", keys(got))
+	if len(got) != 2 || got[""] == nil || got["1"] == nil {
+		t.Fatalf("series %v, want ranks 0 and 1 only (the exposition's aggregate is no rank)", keys(got))
 	}
 	var dropped, delivered float64
-	for r, name := range []string{"DP0", "DP1"} {
+	for r, name := range []string{"", "1"} {
 		produced, del, drop := eng.Truth(r)
 		g := got[name]
 		if g.acc != del.Accepted || g.steps != del.Requests || g.drafted != del.Draft {

@@ -215,13 +215,14 @@ func (s *Source) applyIterSums(t *target, now int64, sums map[int]*rankSums) {
 	}
 }
 
-// rankName is an attention-DP rank's series rank: "DP<n>" once the target has shown more than
-// rank 0, else none (one rank, as the logs name it).
+// rankName is an attention-DP rank's series rank as the engine's iteration log names its MPI
+// rank (parse/trtllm.go): none for rank 0, whose lines a single-rank engine prints without a
+// rank, else the number; with attention DP each rank serves its own DP rank.
 func (t *target) rankName(rank int) string {
-	if !t.adp {
+	if rank == 0 {
 		return ""
 	}
-	return "DP" + strconv.Itoa(rank)
+	return strconv.Itoa(rank)
 }
 
 // get reads url into buf, bounded in time and size, with the target's credentials, and returns
