@@ -23,7 +23,8 @@ type Series struct {
 	key    string // in the Set's map
 	labels Labels
 	opts   *Options
-	// kvContext is true for vLLM, whose only context regressor is KV cache usage (in percent).
+	// kvContext is true for vLLM and TensorRT-LLM, whose only context regressor is KV cache
+	// usage (in percent).
 	kvContext bool
 
 	samples     int64
@@ -115,7 +116,7 @@ func newSeries(l Labels, opts *Options, fitScratch *[]float64) *Series {
 	se := &Series{
 		labels:    l,
 		opts:      opts,
-		kvContext: l.Engine == sample.EngineVLLM.String(),
+		kvContext: l.Engine == sample.EngineVLLM.String() || l.Engine == sample.EngineTRTLLM.String(),
 		commitQ:   estimate.NewQuantiles(estimate.QuantilesOptions{}),
 		short:     estimate.NewEWMA(opts.ShortHalfLife),
 		long:      estimate.NewEWMA(opts.LongHalfLife),
@@ -236,13 +237,21 @@ func (se *Series) decode(s *sample.Sample) {
 		p.running = running
 	}
 	p.commit, p.hasCommit = 1, true // without speculation every step commits one token
-	if hasCommit {
+	switch trt := s.Engine == sample.EngineTRTLLM; {
+	case hasCommit:
 		p.commit = commit
-	} else if !hasTPS || s.Has(sample.AcceptRate) {
+	case trt && off:
+	case trt && se.cur.has&curCommit != 0:
+		// TensorRT-LLM's iteration line states no acceptance: its steps commit what its
+		// counters say (the latest scrape; model/internal/fusion)
+		p.commit = se.cur.commit
+	case !hasTPS || s.Has(sample.AcceptRate):
 		p.hasCommit = false
 	}
 	if v, ok := s.Get(sample.Context); ok {
 		p.ctx, p.hasCtx = v, true
+	} else if v, ok := s.Get(sample.KVUsage); ok && se.kvContext {
+		p.ctx, p.hasCtx = 100*v, true // TensorRT-LLM's kv_cache_util: its context is KV in use, as vLLM's
 	} else if se.cur.has&curCtx != 0 && s.Time-se.cur.t < 30e9 {
 		p.ctx, p.hasCtx = se.cur.ctx, true // a profile line names no context: the last one holds
 	}
