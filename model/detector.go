@@ -11,8 +11,8 @@ import "github.com/specwatch/specwatch/model/schema"
 // goroutine hands each one the observations of its kind (Series.feed), in log order; observe
 // raises and clears the kind's episodes through the series (Series.raise, Series.clear) and
 // keeps what it learns. clear forgets the evidence in flight — streaks, unfinished windows —
-// but not what was learned of the series (baselines, reference fits): the series' source went
-// away (expire.go), and what it said before must not count toward what it says on its return.
+// but not what was learned of the series (baselines, reference fits): the engine restarted
+// (restart.go), and what the old process said must not count toward what the new one says.
 // reconfigure takes the thresholds of new options (a reload) and keeps everything learned.
 type detector interface {
 	observe(se *Series, o *obs)

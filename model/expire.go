@@ -29,11 +29,9 @@ func (m *Set) expire(now int64) {
 			continue
 		}
 		gone := now-m.unitLast(se) >= after
-		was := se.expiry
 		se.expiry = expiry{samples: se.samples, quiet: true, gone: gone}
-		if gone && !(was.gone && was.samples == se.samples) {
+		if gone {
 			se.clear(Stale, se.logTime(now))
-			se.clearDetectors() // what it said before it went must not count toward its return
 		}
 	}
 }

@@ -54,7 +54,9 @@ func (se *Series) decodePoint(p *point, s *sample.Sample, hasStep, hasTPS bool, 
 	}
 	l := &se.learn
 	if kind == ptDerived {
-		p.idle = se.isIdle(p, true)
+		// The after-idle test reads the rhythm of log lines; a scrape's gauges come on the
+		// scrape's clock, which says nothing of it (every point would be untrusted, all idle).
+		p.idle = s.Source != sample.SourceMetrics && se.isIdle(p, true)
 		l.derived, l.hasDerived, l.used = *p, true, false
 	} else if !se.loggedPoint(p, s, hasTPS, tps) {
 		return

@@ -19,9 +19,11 @@ type restartDetector struct {
 // DDTree's worker) from starting one comparison each.
 const restartQuiet = int64(time.Minute)
 
-// restarted records an engine start-up line: if the series already ran, what it looked like
-// becomes the reference for what follows.
+// restarted records an engine start-up line: the detectors forget the old process's evidence
+// in flight, and if the series already ran, what it looked like becomes the reference for
+// what follows.
 func (se *Series) restarted(t int64) {
+	se.clearDetectors()
 	d := &se.det.restart
 	if c := &d.cmp; c.Pending() && t-c.Before().At < restartQuiet || se.points == 0 && se.commitQ.Count() == 0 {
 		return

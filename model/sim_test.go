@@ -18,11 +18,16 @@ import (
 // sample, so tests can watch detectors react line by line.
 func run(t testing.TB, sc sim.Scenario, opts Options, each func(se *Series, s *sample.Sample)) *Set {
 	t.Helper()
+	return runInto(t, sc, NewSet(opts), each)
+}
+
+// runInto is run on a set of the caller's.
+func runInto(t testing.TB, sc sim.Scenario, set *Set, each func(se *Series, s *sample.Sample)) *Set {
+	t.Helper()
 	var buf bytes.Buffer
 	if _, err := sim.Generate(sc, &buf, nil); err != nil {
 		t.Fatal(err)
 	}
-	set := NewSet(opts)
 	p := parse.NewParser(parse.Options{})
 	st := parse.NewStream(parse.StreamOptions{Year: 2026, Location: time.UTC})
 	sc2 := bufio.NewScanner(&buf)

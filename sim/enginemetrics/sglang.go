@@ -12,6 +12,7 @@ import (
 type SGLang struct {
 	SumSeqLens float64 // decode_sum_seq_lens: the decode batch's summed sequence lengths
 	Running    float64
+	GenTPS     float64 // gen_throughput: the interval's decode tokens per second (0: not exported)
 	AccLen     float64 // spec_accept_length: the interval's mean
 	AccRate    float64 // spec_accept_rate: accepted drafts / proposed drafts
 	Steps      float64 // spec_num_steps
@@ -34,6 +35,9 @@ func (s SGLang) Exposition() []byte {
 		fmt.Fprintf(&b, "%s{%s} %s\n", name, main, pyFloat(v))
 	}
 	gauge("sglang:num_running_reqs", "The number of running requests.", s.Running, 0, false)
+	if s.GenTPS > 0 {
+		gauge("sglang:gen_throughput", "The generation throughput (token/s).", s.GenTPS, 0, false)
+	}
 	gauge("sglang:decode_sum_seq_lens", "The sum of all sequence lengths in decode.", s.SumSeqLens, 0, false)
 	gauge("sglang:spec_accept_length", "Mean acceptance length of speculative decoding (accepted drafts + bonus token per forward).", s.AccLen, 1.1, true)
 	gauge("sglang:spec_accept_rate", "Speculative acceptance rate (`accepted drafts / proposed drafts` in batch).", s.AccRate, 0.05, true)

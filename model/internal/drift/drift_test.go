@@ -117,3 +117,52 @@ func TestRegressionAsksToRelearnAfterALongAlarm(t *testing.T) {
 		t.Fatalf("raises %d, relearns in alarm %d: want both", raises, learnsInAlarm)
 	}
 }
+
+// Retune changes the threshold from the next window and keeps the baseline; Discard drops the
+// unfinished window, whose values then never reach a window mean.
+func TestRetuneAndDiscard(t *testing.T) {
+	o := Options{Window: 10, HalfLife: time.Hour, Warmup: 5, K: 1, H: 5, MinEffect: 0.03}
+	for _, retune := range []bool{false, true} {
+		d := NewDrop(o)
+		ts := int64(0)
+		feed := func(n int, c float64) (raised bool) {
+			for range n {
+				ts += int64(2 * time.Second)
+				if _, full, ev := d.Add(ts, c); full && ev == Raise {
+					raised = true
+				}
+			}
+			return raised
+		}
+		for i := range 50 {
+			feed(10, 3+0.2*float64(i%2))
+		}
+		if retune {
+			o2 := o
+			o2.H = 1e6
+			d.Retune(o2)
+		}
+		if raised := feed(100, 2.4); raised == retune {
+			t.Errorf("retuned %v: a 25 %% fall raised %v", retune, raised)
+		}
+	}
+	d := NewDrop(o)
+	d.Add(1, 3)
+	d.Add(2, 3)
+	d.Discard()
+	for i := range 9 {
+		if _, full, _ := d.Add(int64(3+i), 2); full {
+			t.Fatalf("a window closed after %d values: the discarded ones counted", i+1)
+		}
+	}
+	if m, full, _ := d.Add(12, 2); !full || m != 2 {
+		t.Errorf("the window after Discard: mean %v, full %v; want 2 of its own values", m, full)
+	}
+	f := NewFormat(20, 0.5)
+	f.Retune(0.99)
+	for i := range 20 {
+		if f.Add(i%10 != 0) == Raise { // 90 % malformed: under 99 %
+			t.Fatal("raised under the retuned fraction")
+		}
+	}
+}

@@ -234,3 +234,22 @@ func TestBlockMeanClose(t *testing.T) {
 		t.Errorf("Close: %v %v, %d pending", m, ok, b.Pending())
 	}
 }
+
+// Retune keeps the statistic and judges it against the new threshold.
+func TestCUSUMRetune(t *testing.T) {
+	c := NewCUSUM(CUSUMOptions{K: 1, H: 5, Side: SideUp})
+	for range 4 {
+		c.Update(3) // S = 2, 4, 6, 8
+	}
+	if !c.Alarm() {
+		t.Fatal("no alarm at S = 8 > 5")
+	}
+	c.Retune(1, 10)
+	if c.Alarm() || c.Stat() != 8 {
+		t.Errorf("retuned to h 10: alarm %v at S %v", c.Alarm(), c.Stat())
+	}
+	c.Retune(0, 0) // the defaults
+	if c.k != DefaultCUSUMK || c.h != DefaultCUSUMH {
+		t.Errorf("defaults: k %v h %v", c.k, c.h)
+	}
+}

@@ -47,3 +47,23 @@ func TestJudgeHysteresis(t *testing.T) {
 		}
 	}
 }
+
+// Forget drops the consecutive checks counted so far, not whether the rank is off.
+func TestJudgeForget(t *testing.T) {
+	j := NewJudge(Options{Raise: 3, Clear: 2})
+	self := Profile{Accept: 2}
+	j.Check(self, 0.5, 0, true, false)
+	j.Check(self, 0.5, 0, true, false)
+	j.Forget()
+	if a, _ := j.Check(self, 0.5, 0, true, false); a.Raised || a.Off {
+		t.Fatal("two checks before Forget and one after raised")
+	}
+	j.Check(self, 0.5, 0, true, false)
+	if a, _ := j.Check(self, 0.5, 0, true, false); !a.Raised {
+		t.Fatal("three checks after Forget raised nothing")
+	}
+	j.Forget()
+	if a, _ := j.Check(self, 1, 0, true, false); !a.Off {
+		t.Error("Forget turned the rank back on")
+	}
+}

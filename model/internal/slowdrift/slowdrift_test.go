@@ -80,3 +80,21 @@ func TestSpreadSetsTheBar(t *testing.T) {
 		}
 	}
 }
+
+// Retune takes new thresholds and keeps the baseline: the drift that raised under the
+// defaults raises nothing once the fall it needs is beyond it, and no warm-up starts again.
+func TestRetune(t *testing.T) {
+	for _, minDrop := range []float64{0, 0.5} {
+		d := New(Options{Block: 150, PerValue: 1})
+		rng := rand.New(rand.NewPCG(2, 2))
+		feed(&d, rng, 0, warm, 0.6, func(int) float64 { return 4 })
+		d.Retune(Options{MinDrop: minDrop, Block: 1}) // Block shapes the blocks: it stays
+		if d.o.Block != 150 {
+			t.Fatalf("Retune changed the block size to %d", d.o.Block)
+		}
+		r, _ := feed(&d, rng, warm, 8000, 0.6, func(i int) float64 { return 4 * (1 - 0.12*min(1, float64(i-warm)/5400)) })
+		if raised := r >= 0; raised != (minDrop == 0) {
+			t.Errorf("MinDrop %g: raised %v (at %d)", minDrop, raised, r-warm)
+		}
+	}
+}
