@@ -59,6 +59,9 @@ type ScrapeConfig struct {
 	BearerTokenFile string            `yaml:"bearer_token_file"`
 	BasicAuth       *ScrapeBasicAuth  `yaml:"basic_auth"`
 	TLS             *ScrapeTLS        `yaml:"tls"`
+	// IterationStatsURL is TensorRT-LLM's iteration statistics (trtllm-serve's /metrics, JSON,
+	// read and drained at every scrape; url is then its /prometheus/metrics).
+	IterationStatsURL string `yaml:"iteration_stats_url"`
 }
 
 // PresetConfig is a discovery preset (`docker:`, `kubernetes:`): every container's log under

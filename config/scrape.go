@@ -64,6 +64,14 @@ func (c *Config) validateScrape(bad func(key, format string, args ...any)) {
 		if s.Timeout <= 0 || s.Timeout > s.Interval {
 			bad(key+".timeout", "%s: want more than 0 and no more than the interval (%s)", s.Timeout, s.Interval)
 		}
+		if s.IterationStatsURL != "" {
+			su, err := url.Parse(s.IterationStatsURL)
+			if err != nil || (su.Scheme != "http" && su.Scheme != "https") || su.Host == "" {
+				bad(key+".iteration_stats_url", "%q: want an http:// or https:// URL (TensorRT-LLM's /metrics)", s.IterationStatsURL)
+			} else if u != nil && su.Host != u.Host {
+				bad(key+".iteration_stats_url", "%q: not the host of the url (%s): one engine serves both", urlshow.String(su), u.Host)
+			}
+		}
 		for k := range s.Labels {
 			switch k {
 			case "host", "unit", "container", "namespace", "pod":
@@ -96,7 +104,7 @@ func (c *Config) ScrapeTargets() ([]scrape.Target, error) {
 	for i, s := range c.Scrape {
 		s = s.withDefaults()
 		key := fmt.Sprintf("scrape[%d]", i)
-		t := scrape.Target{URL: s.URL, Interval: s.Interval, Timeout: s.Timeout, Labels: s.Labels}
+		t := scrape.Target{URL: s.URL, Interval: s.Interval, Timeout: s.Timeout, Labels: s.Labels, IterStatsURL: s.IterationStatsURL}
 		var err error
 		if s.BearerTokenFile != "" {
 			if t.BearerToken, err = secret(s.BearerTokenFile); err != nil {

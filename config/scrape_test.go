@@ -21,6 +21,10 @@ scrape:
   - url: http://127.0.0.1:8080/metrics
     interval: 15s
     timeout: 10s
+  - url: http://127.0.0.1:8001/prometheus/metrics
+    iteration_stats_url: http://127.0.0.1:8001/metrics
+    interval: 10s
+    timeout: 5s
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +33,7 @@ scrape:
 		{URL: "http://127.0.0.1:8000/metrics", Interval: 5 * time.Second, Timeout: 3 * time.Second, Labels: map[string]string{"host": "gpu-07", "unit": "vllm.service"}},
 		{URL: "http://127.0.0.1:30000/metrics", Interval: 2 * time.Second, Timeout: 2 * time.Second},
 		{URL: "http://127.0.0.1:8080/metrics", Interval: 15 * time.Second, Timeout: 10 * time.Second},
+		{URL: "http://127.0.0.1:8001/prometheus/metrics", Interval: 10 * time.Second, Timeout: 5 * time.Second, IterStatsURL: "http://127.0.0.1:8001/metrics"},
 	}
 	if got, err := cfg.ScrapeTargets(); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("targets\n%+v\nwant\n%+v", got, want)
@@ -54,6 +59,8 @@ func TestScrapeConfigErrors(t *testing.T) {
 		{"scrape:\n  - url: https://127.0.0.1:1/m\n    tls: {cert_file: /x}\n", "scrape[0].tls"},
 		{"scrape:\n  - url: https://127.0.0.1:1/m\n    basic_auth: {username: u}\n", "scrape[0].basic_auth"},
 		{"scrape:\n  - url: https://127.0.0.1:1/m\n    bearer_token_file: /t\n    basic_auth: {username: u, password_file: /p}\n", "scrape[0].basic_auth"},
+		{"scrape:\n  - url: http://127.0.0.1:1/m\n    iteration_stats_url: /metrics\n", "scrape[0].iteration_stats_url"},
+		{"scrape:\n  - url: http://127.0.0.1:1/m\n    iteration_stats_url: http://10.0.0.2:1/metrics\n", "scrape[0].iteration_stats_url"},
 	} {
 		_, err := Load(writeConfig(t, c.body))
 		if err == nil || !strings.Contains(err.Error(), c.key) {
