@@ -101,15 +101,7 @@ func TestLlamaCppLogsAndMetricsOneSeries(t *testing.T) {
 // its one llama.cpp series.
 func llamaSeries(t *testing.T, scrapes, late bool) model.SeriesReport {
 	t.Helper()
-	var mu sync.Mutex
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
+	srv, serve := bodyServer(t)
 	st := pipeline.NewState(pipeline.StateOptions{Model: model.Options{}})
 	pl := pipeline.New(st, pipeline.Options{})
 	t0 := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
@@ -149,9 +141,7 @@ func llamaSeries(t *testing.T, scrapes, late bool) model.SeriesReport {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mu.Lock()
-			body = b
-			mu.Unlock()
+			serve(b)
 			if err := src.Scrape(context.Background(), 0); err != nil {
 				t.Fatal(err)
 			}
@@ -177,4 +167,22 @@ func llamaSeries(t *testing.T, scrapes, late bool) model.SeriesReport {
 		t.Errorf("labels %+v", l)
 	}
 	return found[0]
+}
+
+// bodyServer is an engine's /metrics on loopback serving the body last handed to serve.
+func bodyServer(t *testing.T) (*httptest.Server, func([]byte)) {
+	var mu sync.Mutex
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func(b []byte) {
+		mu.Lock()
+		body = b
+		mu.Unlock()
+	}
 }

@@ -3,9 +3,6 @@ package scrape_test
 import (
 	"context"
 	"math"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,15 +18,7 @@ import (
 // The drafter's engine_type="draft" series beside them is no second series.
 func TestSGLangSeqLensFeedTheFit(t *testing.T) {
 	const a, b = 0.020, 3e-7 // s, s per token of the batch's context
-	var mu sync.Mutex
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
+	srv, serve := bodyServer(t)
 	st := pipeline.NewState(pipeline.StateOptions{Model: model.Options{}})
 	clk := &stepClock{t: time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)}
 	src, err := scrape.New(scrape.Options{Sink: pipeline.New(st, pipeline.Options{}), Clock: clk, LocalHost: "gpu04",
@@ -45,10 +34,8 @@ func TestSGLangSeqLensFeedTheFit(t *testing.T) {
 		step := a + b*ctx
 		verify += 10 / step * running // each request counts its own verify steps
 		gen += 10 / step * acc * running
-		mu.Lock()
-		body = enginemetrics.SGLang{SumSeqLens: ctx, Running: running, GenTPS: acc * running / step, AccLen: acc, AccRate: (acc - 1) / 4,
-			Steps: 3, DraftToks: 4, Verify: verify, GenTokens: gen, Drafter: true}.Exposition()
-		mu.Unlock()
+		serve(enginemetrics.SGLang{SumSeqLens: ctx, Running: running, GenTPS: acc * running / step, AccLen: acc, AccRate: (acc - 1) / 4,
+			Steps: 3, DraftToks: 4, Verify: verify, GenTokens: gen, Drafter: true}.Exposition())
 		if err := src.Scrape(context.Background(), 0); err != nil {
 			t.Fatal(err)
 		}
