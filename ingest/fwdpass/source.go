@@ -76,7 +76,7 @@ const (
 	DefaultTimeout    = 5 * time.Second
 	DefaultBackoff    = 100 * time.Millisecond
 	DefaultMaxBackoff = 2 * time.Second
-	DefaultPoll       = 50 * time.Millisecond
+	DefaultPoll       = 100 * time.Millisecond
 )
 
 // Source subscribes to the endpoints' ranks and applies their iterations to the sink.
@@ -196,7 +196,7 @@ func (s *Source) Run(ctx context.Context) error {
 func (s *Source) follow(ctx context.Context, r *rank) {
 	wait := s.o.Backoff
 	for ctx.Err() == nil {
-		z, err := dial(r.network, r.addr, s.o.Timeout)
+		z, err := dial(ctx, r.network, r.addr, s.o.Timeout)
 		if err == nil {
 			wait = s.o.Backoff
 			err = s.read(ctx, r, z)
@@ -238,7 +238,9 @@ func (s *Source) read(ctx context.Context, r *rank, z *conn) error {
 		s.o.Warn(r.name, "forward-pass publisher connected", nil)
 	}
 	r.connected, r.warn = true, false
-	tick := time.NewTicker(s.o.Poll)
+	// Every rank reads at the same instants, the multiples of Poll: one wake-up of the daemon
+	// for all of them, not one each.
+	tick := time.NewTimer(s.o.Poll)
 	defer tick.Stop()
 	last := time.Now()
 	for {
@@ -263,6 +265,7 @@ func (s *Source) read(ctx context.Context, r *rank, z *conn) error {
 		if z.w == len(z.in) {
 			continue // the buffer was full: the socket holds more
 		}
+		tick.Reset(now.Truncate(s.o.Poll).Add(s.o.Poll).Sub(now))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -2,12 +2,11 @@ package fwdpass
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"syscall"
 	"time"
 )
 
@@ -30,7 +29,7 @@ const maxFrame = 8 << 10
 const maxFrames = 4
 
 // bufSize is a connection's read buffer: a whole message at the bounds, and the messages of a
-// poll interval (200 a second of ~470 bytes, 50 ms: 4.7 kB) many times over; what does not fit
+// poll interval (200 a second of ~470 bytes, 100 ms: 9.4 kB) many times over; what does not fit
 // waits in the socket's buffer for the next read.
 const bufSize = 64 << 10
 
@@ -65,8 +64,7 @@ func command(name, prop, val string) []byte {
 // conn is one subscribed connection: its bytes in[r:w] are read but not yet parsed, and frames
 // locate the parts of the message last parsed, in in.
 type conn struct {
-	c      net.Conn
-	raw    syscall.RawConn
+	s      *sock
 	in     []byte
 	r, w   int
 	frames [maxFrames][2]int
@@ -74,39 +72,28 @@ type conn struct {
 }
 
 // dial connects to a tcp:// ("tcp") or ipc:// ("unix") endpoint and completes the handshake
-// within timeout.
-func dial(network, addr string, timeout time.Duration) (*conn, error) {
-	c, err := net.DialTimeout(network, addr, timeout)
+// within timeout, or until ctx ends.
+func dial(ctx context.Context, network, addr string, timeout time.Duration) (*conn, error) {
+	deadline := time.Now().Add(timeout)
+	s, err := dialSock(ctx, network, addr, deadline)
 	if err != nil {
 		return nil, err
 	}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		c.Close()
-		return nil, fmt.Errorf("%s: no file descriptor", network)
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	z := &conn{c: c, raw: raw, in: make([]byte, bufSize)}
-	if err := z.handshake(time.Now().Add(timeout)); err != nil {
-		c.Close()
+	z := &conn{s: s, in: make([]byte, bufSize)}
+	if err := z.handshake(ctx, deadline); err != nil {
+		s.close()
 		return nil, err
 	}
 	return z, nil
 }
 
-func (z *conn) Close() error { return z.c.Close() }
+func (z *conn) Close() error { return z.s.close() }
 
-func (z *conn) handshake(deadline time.Time) error {
-	_ = z.c.SetDeadline(deadline)
-	defer z.c.SetDeadline(time.Time{})
-	if _, err := z.c.Write(greeting); err != nil {
+func (z *conn) handshake(ctx context.Context, deadline time.Time) error {
+	if err := z.s.write(ctx, greeting, deadline); err != nil {
 		return err
 	}
-	if err := z.fill(64); err != nil {
+	if err := z.fill(ctx, 64, deadline); err != nil {
 		return err
 	}
 	g := z.in[z.r : z.r+64]
@@ -117,7 +104,7 @@ func (z *conn) handshake(deadline time.Time) error {
 	if mech := bytes.TrimRight(g[12:32], "\x00"); string(mech) != "NULL" {
 		return fmt.Errorf("%w: mechanism %q (only NULL is read)", errProtocol, mech)
 	}
-	if _, err := z.c.Write(append(append([]byte{}, ready...), subscribe...)); err != nil {
+	if err := z.s.write(ctx, append(append([]byte{}, ready...), subscribe...), deadline); err != nil {
 		return err
 	}
 	// The peer's READY: its Socket-Type must be a publisher's.
@@ -127,7 +114,7 @@ func (z *conn) handshake(deadline time.Time) error {
 			return err
 		}
 		if n == 0 {
-			if err := z.fill(z.w - z.r + 1); err != nil {
+			if err := z.fill(ctx, z.w-z.r+1, deadline); err != nil {
 				return err
 			}
 			continue
@@ -146,14 +133,14 @@ func (z *conn) handshake(deadline time.Time) error {
 	}
 }
 
-// fill reads, blocking (the handshake), until at least k bytes are unparsed.
-func (z *conn) fill(k int) error {
+// fill reads, waiting (the handshake), until at least k bytes are unparsed.
+func (z *conn) fill(ctx context.Context, k int, deadline time.Time) error {
 	z.compact()
 	for z.w-z.r < k {
 		if z.w == len(z.in) {
 			return fmt.Errorf("%w: a handshake larger than %d bytes", errProtocol, len(z.in))
 		}
-		n, err := z.c.Read(z.in[z.w:])
+		n, err := z.s.read(ctx, z.in[z.w:], deadline)
 		z.w += n
 		if err != nil {
 			return err
@@ -179,28 +166,13 @@ func (z *conn) poll() (int, error) {
 	z.compact()
 	total := 0
 	for z.w < len(z.in) {
-		var n int
-		var rerr error
-		err := z.raw.Read(func(fd uintptr) bool {
-			for {
-				n, rerr = syscall.Read(int(fd), z.in[z.w:])
-				if rerr != syscall.EINTR {
-					return true // one attempt: never park in the poller
-				}
-			}
-		})
-		switch {
-		case err != nil:
-			return total, err
-		case rerr == syscall.EAGAIN:
-			return total, nil
-		case rerr != nil:
-			return total, rerr
-		case n == 0:
-			return total, errClosed
-		}
+		room := len(z.in) - z.w
+		n, err := z.s.readNow(z.in[z.w:])
 		z.w += n
 		total += n
+		if n < room || err != nil {
+			return total, err // a read that did not fill the room emptied the socket
+		}
 	}
 	return total, nil
 }
