@@ -30,6 +30,8 @@ type Config struct {
 	Aliases   map[string]string `yaml:"aliases"`
 	Rules     []RuleConfig      `yaml:"rules"`
 	Scrape    []ScrapeConfig    `yaml:"scrape"`
+	// ForwardPass are engines' per-iteration forward-pass metrics publishers to subscribe to.
+	ForwardPass []ForwardPassConfig `yaml:"forward_pass"`
 	// Files are globs of log files to follow (`--file`); Docker and Kubernetes are the
 	// discovery presets (`--docker`, `--kubernetes`).
 	Files       []string          `yaml:"files"`
@@ -62,6 +64,30 @@ type ScrapeConfig struct {
 	// IterationStatsURL is TensorRT-LLM's iteration statistics (trtllm-serve's /metrics, JSON,
 	// read and drained at every scrape; url is then its /prometheus/metrics).
 	IterationStatsURL string `yaml:"iteration_stats_url"`
+}
+
+// ForwardPassConfig is one engine's forward-pass metrics publishers (the `forward_pass:` list):
+// vLLM's --forward-pass-metrics-port, SGLang's --enable-forward-pass-metrics, one ZeroMQ PUB
+// socket per data-parallel rank (ingest/fwdpass).
+type ForwardPassConfig struct {
+	Engine string `yaml:"engine"` // vllm or sglang
+	// Endpoint is the engine's setting: tcp://HOST:PORT (vLLM's port; rank r at PORT+r) or
+	// ipc://PATH (SGLang's --forward-pass-metrics-ipc-name; rank r at PATH.r).
+	Endpoint string `yaml:"endpoint"`
+	// Ranks are the data-parallel ranks to read (those on this node); default [0].
+	Ranks []int `yaml:"ranks"`
+	// Labels: host, unit, container, namespace, pod, as a scrape target's: the series joins
+	// the one the engine's logs and /metrics make.
+	Labels map[string]string `yaml:"labels"`
+	// An SGLang deployment's parallel sizes (0: 1; dp_size 0: the highest rank listed + 1),
+	// which name its ranks as its log prefix does; RankLabels name the ranks they do not (by
+	// DP rank).
+	DPSize      int            `yaml:"dp_size"`
+	TPSize      int            `yaml:"tp_size"`
+	PPSize      int            `yaml:"pp_size"`
+	EPSize      int            `yaml:"ep_size"`
+	DPAttention bool           `yaml:"dp_attention"`
+	RankLabels  map[int]string `yaml:"rank_labels"`
 }
 
 // PresetConfig is a discovery preset (`docker:`, `kubernetes:`): every container's log under
@@ -247,6 +273,7 @@ func (c *Config) Validate() error {
 	}
 	c.Model.validate(bad)
 	c.validateScrape(bad)
+	c.validateForwardPass(bad)
 	c.validateFiles(bad)
 	for k, v := range c.Aliases {
 		if _, err := aliasOf(v); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,6 +19,8 @@ type Overrides struct {
 	File                                    string // --config.file
 	Units, Identifiers, Containers          []string
 	Files, Scrape, ScrapeLabels, PushLabels []string
+	ForwardPass, ForwardPassLabels          []string // --forward-pass.endpoint, --forward-pass.label
+	ForwardPassRanks                        string   // --forward-pass.ranks
 	Docker, Kubernetes                      bool
 	JournalDir, Backend, Namespace, Since   string
 	StateDir, Listen, WebConfig, PushURL    string
@@ -71,6 +74,9 @@ func (o *Overrides) Apply(cfg *Config) error {
 		}
 	}
 	if err := o.scrapeLabels(cfg); err != nil {
+		return err
+	}
+	if err := o.forwardPass(cfg); err != nil {
 		return err
 	}
 	for _, v := range []struct {
@@ -131,4 +137,67 @@ func (o *Overrides) scrapeLabels(cfg *Config) error {
 		cfg.Scrape[i].Labels = maps.Clone(labels)
 	}
 	return nil
+}
+
+// forwardPass replaces the forward_pass: list with the --forward-pass.endpoint publishers
+// (ENGINE=ENDPOINT), each with the --forward-pass.ranks ranks and --forward-pass.label labels
+// (a unit, container or pod with one endpoint only, as --scrape.label's).
+func (o *Overrides) forwardPass(cfg *Config) error {
+	if len(o.ForwardPass) == 0 {
+		if len(o.ForwardPassLabels) > 0 || o.Given["forward-pass.ranks"] {
+			return fmt.Errorf("--forward-pass.label and --forward-pass.ranks apply to the --forward-pass.endpoint publishers, and none is given: %w", ErrFlag)
+		}
+		return nil
+	}
+	ranks, err := parseRanks(o.ForwardPassRanks)
+	if err != nil {
+		return fmt.Errorf("--forward-pass.ranks %q: %v: %w", o.ForwardPassRanks, err, ErrFlag)
+	}
+	var labels map[string]string
+	for _, kv := range o.ForwardPassLabels {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return fmt.Errorf("--forward-pass.label %q: want key=value: %w", kv, ErrFlag)
+		}
+		if k != "host" && len(o.ForwardPass) > 1 {
+			return fmt.Errorf("--forward-pass.label %s: one engine's, and %d --forward-pass.endpoint are given (set each one's labels in the config's forward_pass: list): %w",
+				k, len(o.ForwardPass), ErrFlag)
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	cfg.ForwardPass = nil
+	for _, ep := range o.ForwardPass {
+		engine, endpoint, ok := strings.Cut(ep, "=")
+		if !ok || engine == "" || endpoint == "" {
+			return fmt.Errorf("--forward-pass.endpoint %q: want ENGINE=ENDPOINT (vllm=tcp://127.0.0.1:20380, sglang=ipc:///tmp/sglang-fpm): %w", ep, ErrFlag)
+		}
+		cfg.ForwardPass = append(cfg.ForwardPass, ForwardPassConfig{Engine: engine, Endpoint: endpoint, Ranks: ranks, Labels: maps.Clone(labels)})
+	}
+	return nil
+}
+
+// parseRanks reads "3", "0-3" or "0,2,4-5"; empty is nil (rank 0).
+func parseRanks(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for part := range strings.SplitSeq(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err != nil || a < 0 || b < a || b-a > 1024 {
+			return nil, fmt.Errorf("%q: want a rank, a range like 0-3, or a comma-separated list of them", part)
+		}
+		for r := a; r <= b; r++ {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -4,7 +4,7 @@ import "reflect"
 
 // RestartKeys names the keys whose change a reload cannot apply to a running daemon (the
 // journal it reads, where it listens, where its cursor lives, how it pushes, the log format,
-// the scrape targets, the zone of zone-less timestamps), so the operator is told which ones wait
+// the scrape targets, the forward-pass publishers, the zone of zone-less timestamps), so the operator is told which ones wait
 // for the next restart. A reload applies the rest: log.level, aliases, rules, model (but
 // model.warmup, used at start only). Empty when it applied
 // everything.
@@ -33,6 +33,9 @@ func RestartKeys(old, cur Config) []string {
 	}
 	if !reflect.DeepEqual(old.Scrape, cur.Scrape) {
 		keys = append(keys, "scrape")
+	}
+	if !reflect.DeepEqual(old.ForwardPass, cur.ForwardPass) {
+		keys = append(keys, "forward_pass")
 	}
 	for _, k := range []struct {
 		name string

@@ -58,18 +58,26 @@ func (d *Daemon) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		// Scraping starts after the warm-up, whose end zeroes the counters: a scrape's samples
-		// counted meanwhile would be lost from them.
+		// Scraping and the forward passes start after the warm-up, whose end zeroes the counters:
+		// samples counted meanwhile would be lost from them.
 		scrapes, stopScrape, err := d.StartScrape(ctx)
 		if err != nil {
 			return err
 		}
 		defer stopScrape()
+		passes, stopPasses, err := d.StartForwardPass(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopPasses()
 		// One input per source, each read on its own goroutine: adding a source is a package
 		// and a line here.
 		var inputs []pipeline.Input
 		if scrapes != nil {
 			inputs = append(inputs, pipeline.Input{Source: scrapes})
+		}
+		if passes != nil {
+			inputs = append(inputs, pipeline.Input{Source: passes})
 		}
 		if len(cfg.FileGlobs()) > 0 {
 			files, store := openFiles(cfg, log)

@@ -93,10 +93,15 @@ const (
 	// EventSpecPolicy is an engine saying it changed its speculation (SGLang's adaptive steps,
 	// TensorRT-LLM's SpeculationGate): SpecSteps, and what it judged by.
 	EventSpecPolicy
+	// EventIteration is one forward pass of the engine, measured rather than averaged
+	// (ingest/fwdpass): its step time, the decode requests it ran and their KV tokens. A
+	// KindDecode sample ran decode requests only; a KindPrefill one ran prefill requests,
+	// alone or beside decode ones (NewSeqs, NewTokens, CachedTokens say which).
+	EventIteration
 )
 
 var eventNames = [...]string{"", "retract", "drafter_init", "verify_done", "totals", "summary", "restart", "request", "part",
-	"stats_delta", "spec_policy"}
+	"stats_delta", "spec_policy", "iteration"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
@@ -113,11 +118,17 @@ type Source uint8
 const (
 	SourceLog     Source = iota // a log line (parse)
 	SourceMetrics               // the engine's /metrics (ingest/scrape)
+	// SourceForwardPass is the engine's per-iteration forward-pass metrics stream (ingest/fwdpass):
+	// one sample per forward pass, its step time measured, never an average.
+	SourceForwardPass
 )
 
 func (s Source) String() string {
-	if s == SourceMetrics {
+	switch s {
+	case SourceMetrics:
 		return "metrics"
+	case SourceForwardPass:
+		return "forward_pass"
 	}
 	return "logs"
 }
