@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/specwatch/specwatch/sim/internal/mergeheap"
 	"github.com/specwatch/specwatch/sim/internal/noise"
 	"github.com/specwatch/specwatch/sim/internal/transport"
 )
@@ -36,7 +37,7 @@ type generator struct {
 	sc      *Scenario
 	loc     *time.Location
 	ranks   []*rankSim
-	heap    itemHeap
+	heap    mergeheap.Heap
 	seq     uint64
 	bw      *bufio.Writer
 	err     error
@@ -125,22 +126,22 @@ func (g *generator) full() bool {
 	return g.err != nil || (g.sc.MaxLines > 0 && g.sum.Lines >= g.sc.MaxLines)
 }
 
-func (g *generator) push(it item) {
+func (g *generator) push(it mergeheap.Item) {
 	g.seq++
-	it.seq = g.seq
-	g.heap.push(it)
+	it.Seq = g.seq
+	g.heap.Push(it)
 }
 
 func (g *generator) run() {
 	for i, r := range g.ranks {
 		if rec := r.next(); rec != nil {
-			g.push(item{at: rec.at, rank: int32(i)})
+			g.push(mergeheap.Item{At: rec.at, Rank: int32(i)})
 		}
 	}
 	for len(g.heap) > 0 && !g.full() {
-		it := g.heap.pop()
-		r := g.ranks[it.rank]
-		if it.noise {
+		it := g.heap.Pop()
+		r := g.ranks[it.Rank]
+		if it.Noise {
 			g.writeNoise(r, it)
 			continue
 		}
@@ -149,9 +150,9 @@ func (g *generator) run() {
 		g.writeRecord(r, rec)
 		r.pop()
 		if nx := r.next(); nx != nil {
-			g.push(item{at: nx.at, rank: it.rank})
+			g.push(mergeheap.Item{At: nx.at, Rank: it.Rank})
 		}
-		g.owe(it.rank, at)
+		g.owe(it.Rank, at)
 	}
 }
 
@@ -166,26 +167,26 @@ func (g *generator) owe(rank int32, at int64) {
 		k := noise.Pick(g.nrng, g.sc.Format, &g.weights)
 		g.credit -= float64(noise.Lines(k, g.ranks[rank].svc.Engine))
 		delay := (1 + g.nrng.Int64N(int64(2*time.Second)/1000)) * 1000
-		g.push(item{at: at + delay, rank: rank, noise: true, kind: k, pick: g.nrng.Uint32()})
+		g.push(mergeheap.Item{At: at + delay, Rank: rank, Noise: true, Kind: k, Pick: g.nrng.Uint32()})
 	}
 }
 
-func (g *generator) writeNoise(r *rankSim, it item) {
+func (g *generator) writeNoise(r *rankSim, it mergeheap.Item) {
 	o := &g.origins[r.svcIdx]
-	if it.kind == noise.Other {
+	if it.Kind == noise.Other {
 		if g.sc.Format.Journal() {
-			o = &g.others[r.svcIdx][it.pick%uint32(len(noise.Others))]
+			o = &g.others[r.svcIdx][it.Pick%uint32(len(noise.Others))]
 		} else {
 			o = &g.nginx
 		}
 	}
-	t := time.Unix(0, it.at).In(g.loc)
-	g.msg = noise.Append(g.msg[:0], &r.noise, it.kind, int(it.line), it.pick, t, g.sc.Format)
-	g.write(o, it.at)
+	t := time.Unix(0, it.At).In(g.loc)
+	g.msg = noise.Append(g.msg[:0], &r.noise, it.Kind, int(it.Line), it.Pick, t, g.sc.Format)
+	g.write(o, it.At)
 	g.sum.NoiseLines++
-	if int(it.line)+1 < noise.Lines(it.kind, r.svc.Engine) {
-		it.line++
-		it.at += 1000
+	if int(it.Line)+1 < noise.Lines(it.Kind, r.svc.Engine) {
+		it.Line++
+		it.At += 1000
 		g.push(it)
 	}
 }
