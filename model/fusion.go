@@ -20,10 +20,13 @@ func (se *Series) takeCommit(s *sample.Sample) bool {
 // takePoints reports whether the sample's step and context feed the fit. On the move to the
 // logs, a pending engine line from the scrape is dropped.
 func (se *Series) takePoints(s *sample.Sample) bool {
-	ok, moved := se.fus.Points.Take(s.Source, sample.SourceLog)
+	ok, moved := se.fus.Points.TakeRanked(s.Source, fusion.PointsRank)
 	if moved {
 		se.pointSrc = srcNone
 		se.pending.Take() // dropped
+		if s.Source == sample.SourceForwardPass && se.kvContext {
+			se.relearnInTokens()
+		}
 	}
 	return ok
 }
@@ -50,10 +53,10 @@ func (se *Series) fusionReport(r *SeriesReport) {
 	se.positionReport(r)
 	r.Events = se.events.Report()
 	_, r.NotSpeculating = se.det.specoff.tr.Off()
-	if se.fus.Saw(sample.SourceMetrics) {
+	if se.fus.Saw(sample.SourceMetrics) || se.fus.Saw(sample.SourceForwardPass) {
 		r.Sources = sources(&se.fus) // a series of logs alone says nothing new here
 	}
 	if d := r.Diagnosis; d != nil {
-		d.Restarts, d.LastRestart, d.RestartLogged = se.events.Restarts()
+		d.Restarts, d.LastRestart, d.RestartBy = se.events.Restarts()
 	}
 }

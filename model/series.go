@@ -79,6 +79,7 @@ type Series struct {
 	drafts position.DraftSize
 	events events.List // restarts, speculation switched with the batch (fusion.go, specoff.go)
 	expiry expiry      // set by Tick (expire.go)
+	passes passBin     // forward passes gathered into the next point (passes.go)
 }
 
 // current holds the latest value of each figure, for gauges and the status page.
@@ -160,6 +161,12 @@ func (se *Series) observe(s *sample.Sample) {
 	}
 	se.fus.See(s.Source)
 	se.perPosition(s)
+	if s.Event == sample.EventIteration {
+		if s.Kind == sample.KindDecode {
+			se.pass(s)
+		}
+		return
+	}
 	switch s.Kind {
 	case sample.KindDecode:
 		if s.Event == sample.EventRequest {

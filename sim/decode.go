@@ -34,7 +34,7 @@ func (r *rankSim) decodeStep() {
 	e := effectsAt(r.faults, r.offset(r.now))
 	c := r.commit(&e)
 	n := float64(r.decodeInterval)
-	if trt {
+	if trt || r.svc.ForwardPass {
 		n = 1
 	}
 	ph := r.svc.Acceptance.Phases
@@ -53,6 +53,17 @@ func (r *rankSim) decodeStep() {
 	}
 	running := len(r.running)
 	tps := n * c * float64(running) / (float64(t-r.lastLine) / 1e9)
+	if r.svc.ForwardPass {
+		done, tok, steps := r.pass(t, ctx, running, step, c)
+		if !done {
+			r.iter++
+			r.enqueue(t)
+			r.now = t
+			r.finish(t)
+			return
+		}
+		c, tps = tok/steps, tok/(float64(t-r.lastLine)/1e9) // the line's: over its interval
+	}
 	afterIdle := r.idleSince
 	r.lastLine, r.idleSince = t, false
 	r.iter += int64(n)

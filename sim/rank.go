@@ -61,6 +61,7 @@ type rankSim struct {
 	llama          llamaServer // llama.cpp: slots and counters
 	adaptiveOff    bool        // SGLang logged its adaptive steps at 0, TensorRT-LLM its gate (policy.go)
 	prevStep       float64     // TensorRT-LLM: the previous iteration's step, its prev_device_step_time
+	fp             passes      // Service.ForwardPass (fwdpass.go)
 
 	pending []record
 	head    int
@@ -86,6 +87,7 @@ func newRankSim(sc *Scenario, svcIdx, rankIx int) *rankSim {
 	}
 	r.noise = noise.Process{Writer: &r.writer, Host: sv.Host, PID: sv.PID, Rank: rankIx}
 	r.series = Series{Host: sv.Host, Unit: sv.Unit, Engine: sv.Engine, Rank: r.rank}
+	r.fp.on = sc.OnPass
 	r.end = r.start + int64(sc.Duration)
 	r.faults = faultsFor(sv.Faults, r.rank)
 	r.now, r.lastLine = r.start, r.start

@@ -38,6 +38,8 @@ type Scenario struct {
 	Noise float64
 	// NoiseMix weighs the kinds of noise; the zero value is the default mix.
 	NoiseMix NoiseMix
+	// OnPass, when set, is called with every forward pass of the services with ForwardPass.
+	OnPass func(Pass)
 	// MaxLines stops the run after this many lines (records, for -o export); zero means no limit.
 	MaxLines int
 	Services []Service
@@ -76,6 +78,9 @@ type Service struct {
 
 	PrefillLines bool // SGLang: a Prefill batch line when requests are admitted
 	ProfileLines bool // SGLang DFlash: a [DFLASH profile] line with every decode line
+	// ForwardPass: each decode step is its own forward pass, handed to Scenario.OnPass as the
+	// engines' forward-pass metrics publish it; the decode line still comes every interval.
+	ForwardPass bool
 	CustomStats  bool // SGLang: an avg_commit_len=… key=value line with every decode line
 	StartupLines bool // SGLang: the DFLASH/DDTree initialisation lines at the start; llama.cpp "listening on"
 	// Restarts are offsets at which the SGLang engine restarts: its start-up lines are

@@ -14,6 +14,7 @@ import (
 	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/scrape"
 	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/pipeline"
 	"github.com/specwatch/specwatch/sim/enginelog"
 )
@@ -190,7 +191,7 @@ func logsAndMetrics(t *testing.T, scrapeFirst bool) {
 	if len(s.Events) != 1 || s.Events[0].Kind != "restart" || !s.Events[0].Time.Equal(restartTime) {
 		t.Errorf("events %+v, want one restart at %v", s.Events, restartTime)
 	}
-	if d := s.Diagnosis; d == nil || d.Restarts != 1 || d.RestartLogged {
+	if d := s.Diagnosis; d == nil || d.Restarts != 1 || d.RestartBy != schema.CodeRestartCounters {
 		t.Errorf("the diagnosis does not state one restart of the counters: %+v", d)
 	}
 	if s.CommitLen.P90 > 1+1.02*(0.75+0.5+0.3)+0.05 || s.CommitLen.P10 < 2 {

@@ -15,11 +15,11 @@ type Diagnosis struct {
 	NoFit  *NoFit
 	Change *Change
 	Window int
-	// Restarts counts the restarts seen, the latest at LastRestart; RestartLogged says the log
-	// said so, not the counters.
-	Restarts      int64
-	LastRestart   time.Time
-	RestartLogged bool
+	// Restarts counts the restarts seen, the latest at LastRestart; RestartBy is how that one
+	// was seen (CodeRestartLogged, CodeRestartCounters, CodeRestartPublisher).
+	Restarts    int64
+	LastRestart time.Time
+	RestartBy   Code
 }
 
 // NoFit says why a series has no step model yet: N of Warmup points after Lines decode

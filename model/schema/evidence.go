@@ -35,10 +35,11 @@ const (
 	// speculation_disabled: N after (ns), batch size, cause (SpecCause), accepted, threshold
 	CodeSpecOff
 	// events
-	CodeRestartCounters // the counters went back
-	CodeRestartLogged   // the start-up line
-	CodeSpecOn          // N batch, batch when it was off
-	CodeSpecOffBatch    // N batch, batch when it drafted
+	CodeRestartCounters  // the counters went back
+	CodeRestartLogged    // the start-up line
+	CodeRestartPublisher // the forward-pass publisher's sequence went back
+	CodeSpecOn           // N batch, batch when it was off
+	CodeSpecOffBatch     // N batch, batch when it drafted
 	// why acceptance_drop did not judge a fall: N samples it needs; T0 armed, T1 baseline end
 	CodeDropWarming
 	CodeDropArmedLate

@@ -72,6 +72,8 @@ func Detail(e schema.Evidence, kv bool) string {
 		return "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
 	case schema.CodeRestartLogged:
 		return "the engine logged its start-up line: it (re)started"
+	case schema.CodeRestartPublisher:
+		return "the engine's forward-pass publisher started again: it restarted"
 	case schema.CodeSpecOn:
 		return sprintf("speculation on again at %d running requests (off at %d)", int64(n[0]), int64(n[1]))
 	case schema.CodeSpecOffBatch:

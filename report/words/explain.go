@@ -39,9 +39,12 @@ func Explain(r *schema.SeriesReport) string {
 		out = join(out, a.Advice.Detail)
 	}
 	if d.Restarts > 0 {
-		why := "its counters went back"
-		if d.RestartLogged {
-			why = "it logged its start-up"
+		why := "it logged its start-up"
+		switch d.RestartBy {
+		case schema.CodeRestartCounters:
+			why = "its counters went back"
+		case schema.CodeRestartPublisher:
+			why = "its forward-pass publisher started again"
 		}
 		out = join(out, sprintf("The engine restarted %d time(s), last at %s (%s).", d.Restarts, d.LastRestart.Format(time.RFC3339), why))
 	}

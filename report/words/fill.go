@@ -7,7 +7,8 @@ import (
 
 // Fill writes every sentence of r in place: anomaly and event details, per-position advice and
 // each series' explanation. Writers call it on the report they are given; a report filled
-// twice is unchanged.
+// twice is unchanged, and a part without codes (a report read back from its JSON) keeps the
+// words it has.
 func Fill(r *schema.Report) {
 	for i := range r.Series {
 		FillSeries(&r.Series[i])
@@ -18,14 +19,16 @@ func Fill(r *schema.Report) {
 func FillSeries(s *schema.SeriesReport) {
 	kv := s.ContextUnit == "kv_percent"
 	for i := range s.Anomalies {
-		a := &s.Anomalies[i]
-		a.Detail = Detail(a.Evidence, kv)
+		if a := &s.Anomalies[i]; a.Evidence.Code != schema.CodeNone {
+			a.Detail = Detail(a.Evidence, kv)
+		}
 	}
 	for i := range s.Events {
-		e := &s.Events[i]
-		e.Detail = Detail(e.Evidence, kv)
+		if e := &s.Events[i]; e.Evidence.Code != schema.CodeNone {
+			e.Detail = Detail(e.Evidence, kv)
+		}
 	}
-	if p := s.PerPosition; p != nil && p.Advice != nil {
+	if p := s.PerPosition; p != nil && p.Advice != nil && len(p.Advice.Dropped) > 0 {
 		p.Advice.Detail = advice(p.Advice, s.Labels.Engine)
 	}
 	if s.Diagnosis != nil {

@@ -85,7 +85,7 @@ func TestExplain(t *testing.T) {
 		Anomalies:   []schema.AnomalyJSON{{Kind: "commit_len_stuck", Start: start, Evidence: schema.Ev(schema.CodeStuckSamples, 1, 12, 8)}},
 		PerPosition: &schema.PerPosition{Advice: &schema.PositionAdvice{Configured: 2, Suggested: 1, Commit: 1.8, Kept: 1.75, Cost: 0.03, Dropped: []float64{0.05}}},
 		Diagnosis: &schema.Diagnosis{Kinds: []schema.AnomalyKind{schema.CommitLenStuck}, Window: 30,
-			Restarts: 1, LastRestart: start, RestartLogged: true},
+			Restarts: 1, LastRestart: start, RestartBy: schema.CodeRestartLogged},
 	}}}
 	Fill(&r)
 	want := "commit_len_stuck since 2026-11-20 09:00:00 (active): commit length 1.00 for 12 consecutive samples with requests running (8): the drafter contributes nothing." +

@@ -180,3 +180,7 @@ func tsSelect(v []float64, k int) float64 {
 	}
 	return v[k]
 }
+
+// Scratch is the scratch space the fit shares (TheilSenOptions.Scratch), for a new fit that
+// replaces it.
+func (t *TheilSen) Scratch() *[]float64 { return t.shared }

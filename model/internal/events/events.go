@@ -33,9 +33,12 @@ func (l *List) Restart(t int64, src sample.Source, quiet int64) {
 			return
 		}
 	}
-	code := schema.CodeRestartCounters
-	if src != sample.SourceMetrics {
-		code = schema.CodeRestartLogged
+	code := schema.CodeRestartLogged
+	switch src {
+	case sample.SourceMetrics:
+		code = schema.CodeRestartCounters
+	case sample.SourceForwardPass:
+		code = schema.CodeRestartPublisher
 	}
 	l.last = event{schema.Event{Kind: "restart", Time: time.Unix(0, t).UTC(), Evidence: schema.Ev(code)}, src}
 	l.push(l.last)
@@ -55,9 +58,9 @@ func (l *List) push(e event) {
 	l.evs = append(l.evs, e)
 }
 
-// Restarts is how many restarts were recorded, and the latest with whether its log said so.
-func (l *List) Restarts() (n int64, last time.Time, logged bool) {
-	return l.restarts, l.last.Time, l.last.src != sample.SourceMetrics
+// Restarts is how many restarts were recorded, and the latest with how it was seen.
+func (l *List) Restarts() (n int64, last time.Time, by schema.Code) {
+	return l.restarts, l.last.Time, l.last.Evidence.Code
 }
 
 // Report copies the events for a report (the restart's code says its source).

@@ -16,8 +16,8 @@ func TestRestartsAndSwitches(t *testing.T) {
 	l.Restart(0, sample.SourceLog, quiet)
 	l.Add("speculation", int64(time.Second), schema.Ev(schema.CodeSpecOffBatch, 12, 4))
 	l.Restart(int64(10*time.Second), sample.SourceMetrics, quiet)
-	if n, _, logged := l.Restarts(); n != 1 || !logged {
-		t.Errorf("%d restarts (logged %v), want the one the log saw", n, logged)
+	if n, _, by := l.Restarts(); n != 1 || by != schema.CodeRestartLogged {
+		t.Errorf("%d restarts (seen by %d), want the one the log saw", n, by)
 	}
 	for i := range Max {
 		l.Add("speculation", int64(i+2)*int64(time.Minute), schema.Ev(schema.CodeSpecOn, 4, 12))

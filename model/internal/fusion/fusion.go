@@ -6,9 +6,10 @@
 //     over each interval, where log lines print rounded averages (and some never print it).
 //     llama.cpp's commit length and accept rate come from its logs: its counters count no
 //     verify steps (ingest/scrape gives it no commit length), each request's lines do;
-//   - step time, context and measured tok/s (a step point carries all three): the logs,
-//     whose lines are as frequent as the engine prints and name the context (SGLang #token)
-//     where /metrics has only gauges as of the scrape. llama.cpp's requests state their tok/s
+//   - step time, context and measured tok/s (a step point carries all three): the engine's
+//     forward-pass stream where there is one, each pass measured with its batch's KV tokens;
+//     else the logs, whose lines are as frequent as the engine prints and name the context
+//     (SGLang #token) where /metrics has only gauges as of the scrape. llama.cpp's requests state their tok/s
 //     by the engine's clock, the one its tokens_predicted_seconds counter adds up.
 //
 // A figure starts with whichever source gives it first and moves, once, to the better source
@@ -39,6 +40,31 @@ func (f *Figure) Take(src, better sample.Source) (ok, moved bool) {
 	return true, moved
 }
 
+// TakeRanked is Take where a source wins over every source ranked below it (PointsRank).
+func (f *Figure) TakeRanked(src sample.Source, rank func(sample.Source) int) (ok, moved bool) {
+	switch {
+	case *f == None || *f == Figure(src):
+	case rank(src) > rank(sample.Source(*f)):
+		moved = true
+	default:
+		return false, false
+	}
+	*f = Figure(src)
+	return true, moved
+}
+
+// PointsRank orders the sources of step points: the forward passes, then the logs, then the
+// scrape's gauges.
+func PointsRank(src sample.Source) int {
+	switch src {
+	case sample.SourceForwardPass:
+		return 2
+	case sample.SourceLog:
+		return 1
+	}
+	return 0
+}
+
 // CommitFrom is the source whose acceptance figures (commit length, accept rate) win for
 // engine e.
 func CommitFrom(e sample.Engine) sample.Source {
@@ -59,7 +85,7 @@ func (f Figure) Name() string {
 // Choice is a series' choice for each figure, and the sources it has seen. The zero value is
 // not ready: use New.
 type Choice struct {
-	seen                        [2]bool // by sample.Source
+	seen                        [3]bool // by sample.Source
 	Commit, Points, PerPosition Figure
 }
 
