@@ -1,16 +1,12 @@
 package model
 
-// SeriesPlot is what the status page and the HTML report draw for one series: the recorded
-// points (decimated to a bounded number), the fitted step model and the anomaly episodes.
-type SeriesPlot struct {
-	Labels      Labels
-	ContextUnit string
-	// FitA (s) and FitB (s per context unit) are the current fit; FitOK is false until warm.
-	FitA, FitB float64
-	FitOK      bool
-	Points     []HistoryPoint
-	Anomalies  []AnomalyJSON
-}
+import "github.com/specwatch/specwatch/model/schema"
+
+// SeriesPlot and HistoryPoint are model/schema's plot data, named here as the model's.
+type (
+	SeriesPlot   = schema.SeriesPlot
+	HistoryPoint = schema.HistoryPoint
+)
 
 // Plots returns a copy of every series' plot data (safe to use after the Set moves on).
 func (m *Set) Plots() []SeriesPlot {

@@ -25,13 +25,6 @@ func mean(w *window.Sum) AttributionWindow {
 // history keeps the points for plots at decreasing resolution (model/internal/decimate).
 type history struct{ decimate.Points[HistoryPoint] }
 
-// HistoryPoint is one plotted observation. Pred is NaN until the fit is warm.
-type HistoryPoint struct {
-	T                                      int64
-	Ctx, Step, Commit, TPS, Pred, PredStep float32
-	Idle                                   bool
-}
-
 // historyCapacity points per series: 24 h at one sample per 2 s decimates to a point every
 // 64 s, still finer than a status-page plot.
 const historyCapacity = 2048

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/report/numfmt"
 )
 
@@ -17,7 +17,7 @@ type factor struct {
 // attrFactors lists the terms that add up to the total change, batch only when the number of
 // running requests changed. Total = batch + acceptance + context + residual exactly, so the
 // shares of the total add up to 100 %.
-func attrFactors(a *model.AttributionJSON) (fs []factor, total float64) {
+func attrFactors(a *schema.AttributionJSON) (fs []factor, total float64) {
 	fs = []factor{{"acceptance", "acc", a.Acceptance}, {"context", "ctx", a.Context}, {"residual", "res", a.Residual}}
 	if a.Batch != 0 {
 		fs = append(fs, factor{"batch", "bat", a.Batch})
@@ -41,7 +41,7 @@ func shareText(x, total float64) string {
 // Attribution draws the attribution as signed horizontal bars of log-ratio contributions
 // (left of zero: made throughput fall), each with its value, the factor it multiplied tok/s by,
 // and its share of the total change; the total is the last, dark bar.
-func Attribution(a *model.AttributionJSON, label string) Drawn {
+func Attribution(a *schema.AttributionJSON, label string) Drawn {
 	if a == nil {
 		return Drawn{}
 	}

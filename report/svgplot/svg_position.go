@@ -3,7 +3,7 @@ package svgplot
 import (
 	"strconv"
 
-	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/report/numfmt"
 )
 
@@ -11,7 +11,7 @@ import (
 // whose token at that position was accepted), each labelled with its value and, above, the
 // conditional acceptance given the position before; positions the advice would drop are
 // drawn in the warning colour.
-func PerPosition(pp *model.PerPosition, label string) Drawn {
+func PerPosition(pp *schema.PerPosition, label string) Drawn {
 	if pp == nil || len(pp.Acceptance) == 0 {
 		return Drawn{}
 	}

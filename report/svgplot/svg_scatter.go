@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/report/numfmt"
 )
 
@@ -29,7 +29,7 @@ func KVUnit(unit string) bool { return unit == "kv_percent" }
 // Scatter draws step time against context: the data the step model is fitted on, with the
 // fitted line over the data's range, points shaded by age (a drift shows as new points leaving
 // the line) and after-idle artefacts hollow, since the model ignores them.
-func Scatter(p *model.SeriesPlot, label string) Drawn {
+func Scatter(p *schema.SeriesPlot, label string) Drawn {
 	var xs, ys extent
 	var steps []float64
 	for i := range p.Points {

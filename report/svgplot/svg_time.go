@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/specwatch/specwatch/model"
+	"github.com/specwatch/specwatch/model/schema"
 	"github.com/specwatch/specwatch/report/numfmt"
 )
 
@@ -14,15 +14,15 @@ import (
 // nothing between requests; the eye needs the mean to see a level shift, and the dots to see
 // that it is real (a line through sparse samples would invent values in the gaps).
 type Trace struct {
-	Val           func(*model.HistoryPoint) float64 // NaN: no value at this point
-	Raw, Smooth   string                            // path classes; "" draws nothing
-	ExcludesIdle  bool                              // after-idle points are artefacts for this quantity
-	IncludeDomain bool                              // the y axis covers its raw values
+	Val           func(*schema.HistoryPoint) float64 // NaN: no value at this point
+	Raw, Smooth   string                             // path classes; "" draws nothing
+	ExcludesIdle  bool                               // after-idle points are artefacts for this quantity
+	IncludeDomain bool                               // the y axis covers its raw values
 }
 
 // OverTime draws traces against time on the shared time frame, with the anomaly episodes shaded
 // behind them and, if idleDots, the after-idle points of the first trace as hollow grey circles.
-func OverTime(p *model.SeriesPlot, label, class, yTitle string, h float64, traces []Trace, idleDots bool) Drawn {
+func OverTime(p *schema.SeriesPlot, label, class, yTitle string, h float64, traces []Trace, idleDots bool) Drawn {
 	pts := p.Points
 	var ys []float64
 	for i := range pts {
@@ -121,7 +121,7 @@ func timeTitle(t0, t1 int64) string {
 // spans shades each anomaly episode from start to end (or to the last point while active),
 // coloured by severity, with its kind written at the top; a label that would collide with the
 // previous one drops to a second row, and after that is left to the tooltip.
-func spans(s *svgBuf, f *frame, as []model.AnomalyJSON, last int64) {
+func spans(s *svgBuf, f *frame, as []schema.AnomalyJSON, last int64) {
 	var rowEnd [2]float64
 	for i := range rowEnd {
 		rowEnd[i] = math.Inf(-1)
@@ -165,7 +165,7 @@ func SeverityClass(sev string) string {
 // gapThreshold is the silence after which a line is broken rather than drawn across: eight
 // typical intervals, and at least two minutes (an engine logs nothing while idle). The rolling
 // mean bridges gaps narrower than its window, since its window still holds data there.
-func gapThreshold(pts []model.HistoryPoint) int64 {
+func gapThreshold(pts []schema.HistoryPoint) int64 {
 	if len(pts) < 2 {
 		return math.MaxInt64
 	}
