@@ -80,7 +80,7 @@ type Service struct {
 	ProfileLines bool // SGLang DFlash: a [DFLASH profile] line with every decode line
 	// ForwardPass: each decode step is its own forward pass, handed to Scenario.OnPass as the
 	// engines' forward-pass metrics publish it; the decode line still comes every interval.
-	ForwardPass bool
+	ForwardPass  bool
 	CustomStats  bool // SGLang: an avg_commit_len=… key=value line with every decode line
 	StartupLines bool // SGLang: the DFLASH/DDTree initialisation lines at the start; llama.cpp "listening on"
 	// Restarts are offsets at which the SGLang engine restarts: its start-up lines are
