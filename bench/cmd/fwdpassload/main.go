@@ -27,10 +27,10 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/specwatch/specwatch/bench/internal/procstat"
 	"github.com/specwatch/specwatch/ingest/fwdpass"
 	"github.com/specwatch/specwatch/sample"
 )
@@ -83,7 +83,7 @@ func main() {
 	}
 	secs := t1.Sub(t0).Seconds()
 	fmt.Printf("source, in process: %d ranks × %d/s: %d samples in %.0f s (%.0f/s), %d lost, %d heartbeats; CPU %.3f %% of a core; VmRSS %.1f MB before New, %.1f MB after (+%.1f MB), VmHWM %.1f MB\n",
-		*ranks, *rate, n1-n0, secs, float64(n1-n0)/secs, lost, beats, 100*float64(c1-c0)/hz/secs, rss0/1024, rss/1024, (rss-rss0)/1024, hwm/1024)
+		*ranks, *rate, n1-n0, secs, float64(n1-n0)/secs, lost, beats, 100*float64(c1-c0)/procstat.HZ/secs, rss0/1024, rss/1024, (rss-rss0)/1024, hwm/1024)
 
 	if *bin == "" {
 		return
@@ -174,34 +174,21 @@ func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB
 	time.Sleep(measure)
 	t1, c1 := time.Now(), cpuTicks(pid)
 	rssKB, hwmKB = status(pid, "VmRSS:"), status(pid, "VmHWM:")
-	return 100 * float64(c1-c0) / hz / t1.Sub(t0).Seconds(), rssKB, hwmKB
+	return 100 * float64(c1-c0) / procstat.HZ / t1.Sub(t0).Seconds(), rssKB, hwmKB
 }
 
-const hz = 100 // USER_HZ
-
 func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	t, err := procstat.Ticks(pid)
 	if err != nil {
 		log.Fatal(err)
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
-	s, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
-	return u + s
+	return t
 }
 
 func status(pid int, key string) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := procstat.KB(pid, key)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
-			n, _ := strconv.ParseFloat(strings.Fields(v)[0], 64)
-			return n
-		}
-	}
-	return 0
+	return kb
 }

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"log"
@@ -16,10 +15,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/specwatch/specwatch/bench/internal/procstat"
 )
 
 func main() {
@@ -106,33 +106,21 @@ func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB
 	time.Sleep(measure)
 	t1, c1 := time.Now(), cpuTicks(pid)
 	rssKB, hwmKB = status(pid, "VmRSS:"), status(pid, "VmHWM:")
-	const hz = 100 // USER_HZ
-	return 100 * float64(c1-c0) / hz / t1.Sub(t0).Seconds(), rssKB, hwmKB
+	return 100 * float64(c1-c0) / procstat.HZ / t1.Sub(t0).Seconds(), rssKB, hwmKB
 }
 
 func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	t, err := procstat.Ticks(pid)
 	if err != nil {
 		log.Fatal(err)
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
-	s, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
-	return u + s
+	return t
 }
 
 func status(pid int, key string) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := procstat.KB(pid, key)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
-			n, _ := strconv.ParseFloat(strings.Fields(v)[0], 64)
-			return n
-		}
-	}
-	return 0
+	return kb
 }
