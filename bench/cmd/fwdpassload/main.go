@@ -93,7 +93,10 @@ func main() {
 		if with {
 			args = []string{"--forward-pass.endpoint", "vllm=" + ep, "--forward-pass.ranks", fmt.Sprintf("0-%d", *ranks-1)}
 		}
-		cpu, rss, hwm := run(*bin, args, *warm, *measure)
+		cpu, rss, hwm, err := procstat.Daemon(*bin, args, *warm, *measure)
+		if err != nil {
+			log.Fatal(err)
+		}
 		n := 0
 		if with {
 			n = *ranks
@@ -153,28 +156,6 @@ func freePort(n int) int {
 			return base
 		}
 	}
-}
-
-// run starts the daemon, waits warm, and measures CPU (utime + stime) and memory over measure.
-func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB, hwmKB float64) {
-	dir, _ := os.MkdirTemp("", "fwdpassload")
-	defer os.RemoveAll(dir)
-	os.Mkdir(dir+"/journal", 0o755)
-	args := append([]string{"run", "--journal.directory", dir + "/journal", "--journal.backend", "native",
-		"--state.directory", dir + "/state", "--web.listen-address", "127.0.0.1:0", "--log.format", "json", "--log.level", "warn"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	pid := cmd.Process.Pid
-	time.Sleep(warm)
-	t0, c0 := time.Now(), cpuTicks(pid)
-	time.Sleep(measure)
-	t1, c1 := time.Now(), cpuTicks(pid)
-	rssKB, hwmKB = status(pid, "VmRSS:"), status(pid, "VmHWM:")
-	return 100 * float64(c1-c0) / procstat.HZ / t1.Sub(t0).Seconds(), rssKB, hwmKB
 }
 
 func cpuTicks(pid int) int64 {

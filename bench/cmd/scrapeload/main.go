@@ -13,8 +13,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,7 +37,10 @@ func main() {
 				args = append(args, "--scrape.url", u)
 			}
 		}
-		cpu, rss, hwm := run(*bin, args, *warm, *measure)
+		cpu, rss, hwm, err := procstat.Daemon(*bin, args, *warm, *measure)
+		if err != nil {
+			log.Fatal(err)
+		}
 		fmt.Printf("scrape targets %2d: CPU %.3f %% of a core, VmRSS %.1f MB, VmHWM %.1f MB\n",
 			len(args)/2, cpu, rss/1024, hwm/1024)
 	}
@@ -85,42 +86,4 @@ func body(engine int, k float64) string {
 		fmt.Fprintf(&b, "%s_bucket{%s,le=\"+Inf\"} 2000.0\n%s_count{%s} 2000.0\n%s_sum{%s} 123.4\n", name, l, name, l, name, l)
 	}
 	return b.String()
-}
-
-// run starts the daemon, waits warm, and measures CPU (utime + stime) and memory over measure.
-func run(bin string, extra []string, warm, measure time.Duration) (cpuPct, rssKB, hwmKB float64) {
-	dir, _ := os.MkdirTemp("", "scrapeload")
-	defer os.RemoveAll(dir)
-	os.Mkdir(dir+"/journal", 0o755)
-	args := append([]string{"run", "--journal.directory", dir + "/journal", "--journal.backend", "native",
-		"--state.directory", dir + "/state", "--web.listen-address", "127.0.0.1:0", "--log.format", "json", "--log.level", "warn"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	pid := cmd.Process.Pid
-	time.Sleep(warm)
-	t0, c0 := time.Now(), cpuTicks(pid)
-	time.Sleep(measure)
-	t1, c1 := time.Now(), cpuTicks(pid)
-	rssKB, hwmKB = status(pid, "VmRSS:"), status(pid, "VmHWM:")
-	return 100 * float64(c1-c0) / procstat.HZ / t1.Sub(t0).Seconds(), rssKB, hwmKB
-}
-
-func cpuTicks(pid int) int64 {
-	t, err := procstat.Ticks(pid)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return t
-}
-
-func status(pid int, key string) float64 {
-	kb, err := procstat.KB(pid, key)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return kb
 }
