@@ -45,6 +45,22 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		defer stopMetrics()
 	}
+	if sc.TRTLLM {
+		stopTRT, err := startTRTLLM(&cfg)
+		if err != nil {
+			return err
+		}
+		defer stopTRT()
+	}
+	var passes *pacer
+	if sc.Passes {
+		p, stopPasses, err := startPasses(&cfg)
+		if err != nil {
+			return err
+		}
+		defer stopPasses()
+		passes = p
+	}
 	d, err := daemon.New(daemon.Options{Config: cfg, Log: o.Log, Live: sc.WallClock, Title: "specwatch demo", Version: o.Version, Revision: o.Revision})
 	if err != nil {
 		return err
@@ -61,10 +77,19 @@ func Run(ctx context.Context, o RunOptions) error {
 	fmt.Fprintln(o.Out, sc.Banner(pace))
 	fmt.Fprintf(o.Out, "  status page  %s/\n  metrics      %s/metrics\n  report JSON  %s/api/v1/report\n%s\n", base, base, base, o.Hint)
 	return d.Serve(ctx, func(ctx context.Context) error {
-		src := sc.Source(o.Speed, time.Now, sleepCtx(ctx))
+		src := sc.source(o.Speed, time.Now, sleepCtx(ctx), passes)
 		defer src.Close()
 		inputs := []pipeline.Input{{Source: src}}
-		if sc.Scrape {
+		if passes != nil {
+			go passes.run(ctx, o.Speed, time.Now, sleepCtx(ctx))
+			fwd, stopFwd, err := d.StartForwardPass(ctx)
+			if err != nil {
+				return err
+			}
+			defer stopFwd()
+			inputs = append(inputs, pipeline.Input{Source: fwd})
+		}
+		if sc.Scrape || sc.TRTLLM {
 			scrapes, stopScrape, err := d.StartScrape(ctx)
 			if err != nil {
 				return err

@@ -31,6 +31,11 @@ type Scenario struct {
 	WallClock bool
 	// Scrape also serves the simulated vLLM engine's /metrics and scrapes it (metrics.go).
 	Scrape bool
+	// Passes publishes the forward passes of the services with ForwardPass on a loopback
+	// endpoint the daemon subscribes to; TRTLLM serves a simulated trtllm-serve's two metrics
+	// endpoints and scrapes them (engines.go). Both need WallClock: their samples are stamped
+	// on arrival.
+	Passes, TRTLLM bool
 	// Banner is the first line printed: what is replayed, at pace ("at 60x").
 	Banner func(pace string) string
 }
@@ -55,6 +60,15 @@ var Scenarios = []Scenario{
 				sim.IncidentsLength.Minutes(), pace,
 				at(sim.IncidentsCollapseStart), at(sim.IncidentsCollapseEnd), sim.IncidentsCollapseHost, sim.IncidentsCollapseUnit, 100*sim.IncidentsCollapseShare,
 				at(sim.IncidentsStuckStart), at(sim.IncidentsStuckEnd), sim.IncidentsStuckHost, sim.IncidentsStuckUnit)
+		},
+	},
+	{
+		Name: "engines", Sim: func() sim.Scenario { return Engines(Seed) }, Speed: 1, WallClock: true, Passes: true, TRTLLM: true,
+		Banner: func(pace string) string {
+			return fmt.Sprintf("specwatch demo: replaying %.0f simulated minutes %s, stamped with the wall clock, looping: an SGLang EAGLE rank (%s, %s)\n"+
+				"  whose forward passes are published on a loopback endpoint and fitted one by one, a 2-rank TensorRT-LLM service's iteration log\n"+
+				"  (%s, %s), and a TensorRT-LLM engine's /prometheus/metrics and drained /metrics scraped live (%s, %s) every 2 s.",
+				enginesLen.Minutes(), pace, PassesHost, PassesUnit, TRTLogHost, TRTLogUnit, TRTScrapHost, TRTScrapUnit)
 		},
 	},
 }
@@ -91,11 +105,15 @@ func Find(name string) (Scenario, bool) {
 
 // Export streams one pass of the scenario as `journalctl -o export` would, so that the
 // replay carries host, unit, cursor and time like a real journal.
-func (s Scenario) Export() io.ReadCloser {
+func (s Scenario) Export() io.ReadCloser { return s.export(nil) }
+
+// export is Export with onPass told of every forward pass of the services that publish them.
+func (s Scenario) export(onPass func(sim.Pass)) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		sc := s.Sim()
 		sc.Format = sim.FormatExport
+		sc.OnPass = onPass
 		_, err := sim.Generate(sc, pw, nil)
 		pw.CloseWithError(err)
 	}()
@@ -106,7 +124,19 @@ func (s Scenario) Export() io.ReadCloser {
 // restamped with now as they are emitted when the scenario runs on the wall clock. Its Close
 // ends the replay.
 func (s Scenario) Source(speed float64, now func() time.Time, sleep func(time.Duration)) ingest.Source {
-	r := pipeline.NewReplay(pipeline.ReplayOptions{Open: s.Export, Speed: speed, Now: now, Sleep: sleep})
+	return s.source(speed, now, sleep, nil)
+}
+
+// source is Source with pace, when set, publishing each loop's forward passes.
+func (s Scenario) source(speed float64, now func() time.Time, sleep func(time.Duration), pace *pacer) ingest.Source {
+	open := s.Export
+	if pace != nil {
+		open = func() io.ReadCloser {
+			pace.open(s.Sim().Start)
+			return s.export(pace.add)
+		}
+	}
+	r := pipeline.NewReplay(pipeline.ReplayOptions{Open: open, Speed: speed, Now: now, Sleep: sleep})
 	o := ingest.PollOptions{Now: now}
 	if !s.WallClock {
 		return ingest.Poll(r, o)
