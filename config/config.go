@@ -64,6 +64,11 @@ type ScrapeConfig struct {
 	// IterationStatsURL is TensorRT-LLM's iteration statistics (trtllm-serve's /metrics, JSON,
 	// read and drained at every scrape; url is then its /prometheus/metrics).
 	IterationStatsURL string `yaml:"iteration_stats_url"`
+	// An SGLang deployment's parallel sizes (0: as many as the exposition shows): they name its
+	// ranks as the log prefix does where only attention-TP rank 0 exports.
+	TPSize int `yaml:"tp_size"`
+	PPSize int `yaml:"pp_size"`
+	EPSize int `yaml:"ep_size"`
 }
 
 // ForwardPassConfig is one engine's forward-pass metrics publishers (the `forward_pass:` list):

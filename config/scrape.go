@@ -72,6 +72,14 @@ func (c *Config) validateScrape(bad func(key, format string, args ...any)) {
 				bad(key+".iteration_stats_url", "%q: not the host of the url (%s): one engine serves both", urlshow.String(su), u.Host)
 			}
 		}
+		for _, n := range []struct {
+			name string
+			v    int
+		}{{"tp_size", s.TPSize}, {"pp_size", s.PPSize}, {"ep_size", s.EPSize}} {
+			if n.v < 0 {
+				bad(key+"."+n.name, "%d: want 1 or more (0: as many as the exposition shows)", n.v)
+			}
+		}
 		for k := range s.Labels {
 			switch k {
 			case "host", "unit", "container", "namespace", "pod":
@@ -104,7 +112,8 @@ func (c *Config) ScrapeTargets() ([]scrape.Target, error) {
 	for i, s := range c.Scrape {
 		s = s.withDefaults()
 		key := fmt.Sprintf("scrape[%d]", i)
-		t := scrape.Target{URL: s.URL, Interval: s.Interval, Timeout: s.Timeout, Labels: s.Labels, IterStatsURL: s.IterationStatsURL}
+		t := scrape.Target{URL: s.URL, Interval: s.Interval, Timeout: s.Timeout, Labels: s.Labels, IterStatsURL: s.IterationStatsURL,
+			SGLang: scrape.Sizes{PP: s.PPSize, TP: s.TPSize, EP: s.EPSize}}
 		var err error
 		if s.BearerTokenFile != "" {
 			if t.BearerToken, err = secret(s.BearerTokenFile); err != nil {

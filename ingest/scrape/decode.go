@@ -54,8 +54,16 @@ type Readings struct {
 	// Draft is the samples of SGLang's drafter (engine_type="draft") left out: the drafter is
 	// no engine of its own, and its labels name the same ranks as the target's.
 	Draft int
-	text  bytes.Buffer // the lines of the families read, as text (filterExposition)
+	// SGLang is the deployment's parallel sizes where the target states them: they name the
+	// ranks as the log prefix does when the exposition cannot tell (only attention-TP rank 0
+	// exports, so one tp_rank is seen where the prefix says TP0). Kept across scrapes.
+	SGLang Sizes
+	text   bytes.Buffer // the lines of the families read, as text (filterExposition)
 }
+
+// Sizes are an SGLang deployment's pipeline, tensor and expert parallel sizes (0: not stated,
+// taken from the ranks the exposition holds).
+type Sizes struct{ PP, TP, EP int }
 
 // reset empties r for the next scrape, keeping its allocations.
 func (r *Readings) reset() {

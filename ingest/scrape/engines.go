@@ -193,8 +193,9 @@ func parseSGLangRaw(s string) sglangRaw {
 // python/sglang/srt/managers/scheduler.py): "DP<dp>" when the rank has a dp_rank, then
 // "PP<pp>" when there is more than one pipeline stage, "TP<tp>" more than one tensor-parallel
 // rank, "EP<ep>" more than one expert-parallel rank. /metrics labels every rank with tp_rank
-// and pp_rank, even alone; the sizes are the distinct values the exposition holds, since one
-// server's /metrics carries all of its ranks.
+// and pp_rank, even alone; the sizes are the target's (Readings.SGLang) where it states them,
+// else the distinct values the exposition holds, since one server's /metrics carries all of
+// the ranks that export.
 func (r *Readings) sglangRanks() {
 	var raws []rankKey
 	for k := range r.ranks {
@@ -216,13 +217,13 @@ func (r *Readings) sglangRanks() {
 		if x.dp != "" {
 			parts = append(parts, "DP"+x.dp)
 		}
-		if len(pp) > 1 {
+		if len(pp) > 1 || r.SGLang.PP > 1 {
 			parts = append(parts, "PP"+x.pp)
 		}
-		if len(tp) > 1 {
+		if len(tp) > 1 || r.SGLang.TP > 1 {
 			parts = append(parts, "TP"+x.tp)
 		}
-		if len(ep) > 1 {
+		if len(ep) > 1 || r.SGLang.EP > 1 {
 			parts = append(parts, "EP"+x.ep)
 		}
 		named := rankKey{sample.EngineSGLang, strings.Join(parts, " ")}

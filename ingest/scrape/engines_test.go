@@ -180,14 +180,20 @@ func TestSGLangRankNames(t *testing.T) {
 	}
 	for _, c := range []struct {
 		ranks [][4]string
+		sizes Sizes
 		want  []string
 	}{
-		{[][4]string{{"", "0", "0", ""}}, []string{""}},
-		{[][4]string{{"", "0", "0", ""}, {"", "0", "1", ""}}, []string{"TP0", "TP1"}},
-		{[][4]string{{"0", "0", "0", "0"}, {"1", "0", "1", "1"}}, []string{"DP0 TP0 EP0", "DP1 TP1 EP1"}},
-		{[][4]string{{"", "0", "0", ""}, {"", "1", "0", ""}}, []string{"PP0", "PP1"}},
+		{[][4]string{{"", "0", "0", ""}}, Sizes{}, []string{""}},
+		{[][4]string{{"", "0", "0", ""}, {"", "0", "1", ""}}, Sizes{}, []string{"TP0", "TP1"}},
+		{[][4]string{{"0", "0", "0", "0"}, {"1", "0", "1", "1"}}, Sizes{}, []string{"DP0 TP0 EP0", "DP1 TP1 EP1"}},
+		{[][4]string{{"", "0", "0", ""}, {"", "1", "0", ""}}, Sizes{}, []string{"PP0", "PP1"}},
+		// Data parallel without DP attention, TP 2: each replica's TP rank 0 exports alone, and
+		// logs as "DP1 TP0"; only the target's tp_size can say so.
+		{[][4]string{{"0", "0", "0", ""}, {"1", "0", "0", ""}}, Sizes{}, []string{"DP0", "DP1"}},
+		{[][4]string{{"0", "0", "0", ""}, {"1", "0", "0", ""}}, Sizes{TP: 2}, []string{"DP0 TP0", "DP1 TP0"}},
+		{[][4]string{{"", "0", "0", ""}}, Sizes{TP: 4, PP: 2}, []string{"PP0 TP0"}},
 	} {
-		var r Readings
+		r := Readings{SGLang: c.sizes}
 		if err := Decode([]byte(body(c.ranks...)), "", &r); err != nil {
 			t.Fatal(err)
 		}

@@ -49,6 +49,8 @@ type Target struct {
 	// IterStatsURL is TensorRT-LLM's iteration-stats JSON (trtllm-serve's /metrics; URL is then
 	// its /prometheus/metrics): read at every scrape, which drains it (trtllm.go). Empty: none.
 	IterStatsURL string
+	// SGLang is an SGLang deployment's parallel sizes, for naming its ranks (Readings.SGLang).
+	SGLang Sizes
 }
 
 // Sink takes resolved samples; pipeline.Pipeline is one. Calls are serialized by the source.
@@ -144,6 +146,7 @@ func New(o Options) (*Source, error) {
 		}
 		tg := &target{Target: t, name: urlshow.String(u), host: u.Hostname(), prev: map[rankKey]*prev{}, client: o.Client,
 			drain: map[int]*drainRank{}}
+		tg.rd.SGLang = t.SGLang
 		if t.IterStatsURL != "" {
 			su, err := url.Parse(t.IterStatsURL)
 			if err != nil || (su.Scheme != "http" && su.Scheme != "https") || su.Host == "" {
