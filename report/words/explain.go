@@ -29,6 +29,8 @@ func Explain(r *schema.SeriesReport) string {
 	switch {
 	case d.NoFit != nil:
 		b.WriteString(noFit(d.NoFit))
+	case d.Change == nil && r.CommitLen == nil && r.Samples >= int64(d.Window):
+		b.WriteString(noAcceptance(r.Labels.Engine))
 	case d.Change == nil:
 		b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", d.Window))
 	default:
@@ -155,4 +157,14 @@ func conclusion(b *strings.Builder, c *schema.Change, kv bool) {
 	}
 	b.WriteString(sprintf(" Residual %.0f %% (steps %+.0f %% against the model): %s.",
 		numfmt.Pct(numfmt.Share(c.Residual, c.LogRatio)), numfmt.Pct(math.Exp(-c.Residual)-1), says))
+}
+
+// noAcceptance says why a series with samples enough has no attribution: its input states no
+// acceptance, so the commit length, half of tok/s, is unknown.
+func noAcceptance(engine string) string {
+	s := "Its input states no acceptance (commit length), so throughput is not attributed."
+	if engine == "trtllm" {
+		s += " TensorRT-LLM's iteration log has none: scrape its /prometheus/metrics, with iteration_stats_url its /metrics, beside the log."
+	}
+	return s
 }

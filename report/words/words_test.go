@@ -100,3 +100,24 @@ func TestExplain(t *testing.T) {
 		t.Errorf("filled twice: %q", got)
 	}
 }
+
+// A series with samples enough and no commit length (TensorRT-LLM's iteration log alone) is told
+// why it has no attribution, and what to read for one; with few samples it still waits.
+func TestExplainNoAcceptance(t *testing.T) {
+	for _, c := range []struct {
+		engine  string
+		samples int64
+		want    string
+	}{
+		{"trtllm", 500, "Its input states no acceptance (commit length), so throughput is not attributed. TensorRT-LLM's iteration log has none: scrape its /prometheus/metrics, with iteration_stats_url its /metrics, beside the log."},
+		{"llamacpp", 500, "Its input states no acceptance (commit length), so throughput is not attributed."},
+		{"trtllm", 12, "Not enough decode samples for attribution yet (a window is 30 samples)."},
+	} {
+		r := schema.Report{Series: []schema.SeriesReport{{Labels: schema.Labels{Engine: c.engine}, Samples: c.samples, ContextUnit: "kv_percent",
+			Diagnosis: &schema.Diagnosis{Window: 30}}}}
+		Fill(&r)
+		if got := r.Series[0].Explanation; got != c.want {
+			t.Errorf("%s, %d samples:\n got %q\nwant %q", c.engine, c.samples, got, c.want)
+		}
+	}
+}
