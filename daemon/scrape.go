@@ -52,7 +52,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
-			d.log.Info().Str("target", urlshow.String(u)).Dur("interval", t.Interval).Dur("timeout", t.Timeout).
+			d.log.Info().Str("target", urlshow.String(u)).Float64("interval_seconds", t.Interval.Seconds()).Float64("timeout_seconds", t.Timeout.Seconds()).
 				Str("unit", t.Labels["unit"]).Msg("scraping")
 		}
 	}
@@ -76,7 +76,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 					ev.Str("target", target).Msg(msg)
 				}})
 		}()
-		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Dur("refresh", k.Refresh).Msg("scraping the node's pods annotated specwatch.io/scrape")
+		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Float64("refresh_seconds", k.Refresh.Seconds()).Msg("scraping the node's pods annotated specwatch.io/scrape")
 	}
 	// The queue is closed first: a scraper waiting for its sample to be applied is released.
 	return q, func() { cancel(); q.Close(); wg.Wait() }, nil

@@ -11,6 +11,8 @@ import (
 
 // Input is one source the live loop follows, and where its positions are saved.
 type Input struct {
+	// Kind names the source in the log ("journal", "files", "scrape", "forward_pass").
+	Kind string
 	// Name says what Cursor saves, for the log ("the journal cursor", "the file positions").
 	Name   string
 	Source ingest.Source
@@ -46,6 +48,12 @@ const tickEvery = 10 * time.Second
 // inputs' owners may close them.
 func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	p.following = true
+	p.sources = p.sources[:0]
+	for _, in := range inputs {
+		if in.Kind != "" {
+			p.sources = append(p.sources, in.Kind)
+		}
+	}
 	f := startFanIn(ctx, inputs)
 	defer f.stop()
 	// Housekeeping runs after each delivery, and every second on the real clock: an injected
@@ -113,11 +121,15 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	}
 	// Only after a flush that saved every position: a state ahead of a position on disk would
 	// apply its entries twice after a restart.
-	if p.flush(inputs, failures) && p.snaps != nil {
+	p.saved = p.flush(inputs, failures)
+	if p.saved && p.snaps != nil {
 		p.snaps.Save(p.state.AppendModel(nil))
 	}
 	return err
 }
+
+// Saved reports whether Follow's final flush saved every input's position (the shutdown line).
+func (p *Pipeline) Saved() bool { return p.saved }
 
 func all(b []bool) bool {
 	for _, v := range b {
@@ -166,7 +178,8 @@ func (p *Pipeline) atTail() {
 	p.state.mu.Unlock()
 	if !p.caughtUp {
 		p.caughtUp = true
-		p.log.Info().Msg("caught up with the journal")
+		// Every input, not "the journal": a daemon following files reads no journal.
+		p.log.Info().Strs("sources", p.sources).Msg("caught up: every source has been read to its end")
 	}
 }
 
