@@ -175,7 +175,7 @@ func (s *Source) health() {
 		}
 		if why == "" && len(s.failing) > 0 {
 			paths := slices.Sorted(maps.Keys(s.failing))
-			why = fmt.Sprintf("cannot open %s: %v", paths[0], s.failing[paths[0]].err)
+			why = fmt.Sprintf("no file can be opened: %v", s.failing[paths[0]].err)
 		}
 	}
 	if s.healthChecked && why == s.why {
