@@ -57,6 +57,7 @@ type Daemon struct {
 	state   *pipeline.State
 	metrics *exporter.Metrics
 	server  *web.Server
+	sources *sources // the sources' health: /-/ready, specwatch_source_*
 	parser  atomic.Pointer[parse.Parser]
 	lock    *statelock.Lock // the state directory's, with Follow
 	cursor  string          // the saved journal cursor, with Follow
@@ -109,9 +110,10 @@ func New(o Options) (*Daemon, error) {
 	d.reloadOK.Set(1)
 	d.reloadTime.SetToCurrentTime()
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
+	d.sources = newSources(m.Registry(), d.log)
 	d.server = web.NewServer(web.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
-		Source: d.state, Metrics: m.Registry(), Page: d.page,
+		Source: d.state, Metrics: m.Registry(), Page: d.page, Unready: d.sources.unready,
 	})
 	if err := d.server.Listen(); err != nil {
 		d.Close()
@@ -168,6 +170,9 @@ func (d *Daemon) Reload(cfg config.Config) {
 	d.mu.Unlock()
 	d.reloaded(true)
 	d.log.Info().Msg("configuration reloaded")
+	if d.o.Follow {
+		d.checkSources(cfg)
+	}
 }
 
 // ReloadFailed records a reload whose configuration could not be loaded: the running one stays.

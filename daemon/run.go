@@ -82,12 +82,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 			inputs = append(inputs, pipeline.Input{Kind: "forward_pass", Source: passes})
 		}
 		if len(cfg.FileGlobs()) > 0 {
-			files, store := openFiles(cfg, log)
+			files, store := openFiles(cfg, log, d.sources)
 			defer files.Close()
 			d.metrics.Registry().MustRegister(files) // specwatch_file_*
 			inputs = append(inputs, pipeline.Input{Kind: "files", Name: "the file positions", Source: ingest.Poll(files, ingest.PollOptions{Active: activeWait}), Cursor: store})
 		}
 		if cfg.ReadsJournal() {
+			d.checkJournal(opts, true)
 			opened, err := journal.Open(opts)
 			if err != nil {
 				return err
@@ -95,7 +96,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			src := journal.WithMetrics(opened)
 			defer src.Close()
 			d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
-			inputs = append(inputs, pipeline.Input{Kind: "journal", Name: "the journal cursor", Source: ingest.Poll(src, ingest.PollOptions{Active: activeWait}),
+			inputs = append(inputs, pipeline.Input{Kind: "journal", Name: "the journal cursor", Source: d.reading("journal", ingest.Poll(src, ingest.PollOptions{Active: activeWait})),
 				Cursor: journal.NewCursorStore(cfg.StateDir), CountFailures: true})
 		}
 		err = p.Follow(ctx, inputs...)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,6 +88,9 @@ func (s *Source) due(path string, now time.Time) bool {
 // openFailed records a failed open of path: the first is an event, the next ones at most one
 // per maxBackoff, with their count.
 func (s *Source) openFailed(path string, err error, now time.Time) {
+	if s.o.Failed != nil {
+		s.o.Failed(Reason(err))
+	}
 	f := s.failing[path]
 	if f == nil {
 		f = &failing{first: now, reported: now, wait: minBackoff}
@@ -138,6 +141,9 @@ func (s *Source) globChecked(g string, matches int) {
 		e := Event{Kind: GlobEmpty, Glob: g, Err: err}
 		if err != nil {
 			e.Reason = Reason(err)
+			if s.o.Failed != nil {
+				s.o.Failed(e.Reason)
+			}
 		}
 		s.event(e)
 	case !cur.empty && known && st.empty:
@@ -213,4 +219,17 @@ func probeDir(dir string) error {
 		return fmt.Errorf("listing %s: %w", dir, err)
 	}
 	return nil
+}
+
+// CheckGlob matches g once, as a reload's check of a configuration: the number of files it
+// matches and, when none, why its directory cannot be listed (nil when it can).
+func CheckGlob(g string) (int, error) {
+	m, err := filepath.Glob(g)
+	if err != nil {
+		return 0, err
+	}
+	if len(m) > 0 {
+		return len(m), nil
+	}
+	return 0, probeDir(staticDir(g))
 }

@@ -61,6 +61,9 @@ type Options struct {
 	// file that cannot be opened (retried with backoff), the source able to read nothing;
 	// nil discards.
 	Event func(Event)
+	// Failed is called for every failed attempt to open a file or list a glob's directory,
+	// with its Reason (the events are rate-limited, this is not); nil discards.
+	Failed func(reason string)
 	// MayBeEmpty are the globs that may match nothing without the source being down (the
 	// discovery presets': a node with no container yet).
 	MayBeEmpty map[string]bool
