@@ -1,18 +1,15 @@
 package daemon
 
 import (
-	"context"
-	"strings"
-
 	"github.com/specwatch/specwatch/config"
-	"github.com/specwatch/specwatch/ingest"
 	"github.com/specwatch/specwatch/ingest/file"
 	"github.com/specwatch/specwatch/ingest/journal"
 )
 
 // checkJournal logs the unit names completed as `journalctl -u` completes them, and warns of
-// each unit and identifier that selects no entry in the journal. At start, a journal source
-// none of whose matches selects anything is down (/-/ready) until its first entry.
+// each unit and identifier that selects no entry in the journal. That is no reason to be
+// unready: a unit that has not logged yet (specwatch starts before the engine at boot) cannot
+// be told from a typo, and it reads as soon as the unit logs.
 func (d *Daemon) checkJournal(opts journal.Options, start bool) {
 	if start {
 		d.sources.configured("journal")
@@ -22,8 +19,7 @@ func (d *Daemon) checkJournal(opts journal.Options, start bool) {
 			d.log.Info().Str("source", "journal").Str("given", u).Str("unit", m).Msg("journal unit completed as journalctl -u completes it")
 		}
 	}
-	total := len(opts.Units) + len(opts.Identifiers)
-	if total == 0 {
+	if len(opts.Units)+len(opts.Identifiers) == 0 {
 		return // the whole journal
 	}
 	units, ids, err := journal.Empty(opts)
@@ -31,19 +27,13 @@ func (d *Daemon) checkJournal(opts journal.Options, start bool) {
 		d.log.Warn().Err(err).Str("source", "journal").Msg("cannot check what journal.unit and journal.identifier select")
 		return
 	}
-	var none []string
 	for _, u := range units {
 		d.log.Warn().Str("source", "journal").Str("unit", u).
 			Msg("journal.unit selects no entry in the journal: check the name (journalctl -u shows the same)")
-		none = append(none, "journal.unit "+u)
 	}
 	for _, id := range ids {
 		d.log.Warn().Str("source", "journal").Str("identifier", id).
 			Msg("journal.identifier selects no entry in the journal: check the name (journalctl -t shows the same)")
-		none = append(none, "journal.identifier "+id)
-	}
-	if start && len(none) == total {
-		d.sources.setDown("journal", strings.Join(none, ", ")+" select no entry in the journal")
 	}
 }
 
@@ -71,25 +61,4 @@ func (d *Daemon) checkSources(cfg config.Config) {
 	}
 	d.checkJournal(journal.Options{Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units,
 		Identifiers: cfg.Journal.Identifiers, Backend: backend}, false)
-}
-
-// reading marks source up at its first entry: a journal whose matches selected nothing at
-// start reads once its unit logs.
-func (d *Daemon) reading(source string, src ingest.Source) ingest.Source {
-	return &firstEntry{Source: src, up: func() { d.sources.setUp(source) }}
-}
-
-type firstEntry struct {
-	ingest.Source
-	up   func()
-	seen bool
-}
-
-func (f *firstEntry) Next(ctx context.Context, e *ingest.Entry) error {
-	err := f.Source.Next(ctx, e)
-	if err == nil && !f.seen {
-		f.seen = true
-		f.up()
-	}
-	return err
 }

@@ -53,9 +53,8 @@ func openFiles(cfg config.Config, log zerolog.Logger, health *sources) (*file.So
 			}
 			return true
 		},
-		Warn:       func(msg, path string, err error) { log.Warn().Err(err).Str("path", path).Msg(msg) },
-		MayBeEmpty: presets,
-		Failed:     func(reason string) { health.failed("files", reason) },
+		Warn:   func(msg, path string, err error) { log.Warn().Err(err).Str("path", path).Msg(msg) },
+		Failed: func(reason string) { health.failed("files", reason) },
 		Event: func(e file.Event) {
 			if e.Kind == file.GlobEmpty && e.Err == nil && presets[e.Glob] {
 				log.Info().Str("source", "files").Str("glob", e.Glob).Msg("no container log yet")

@@ -96,7 +96,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			src := journal.WithMetrics(opened)
 			defer src.Close()
 			d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
-			inputs = append(inputs, pipeline.Input{Kind: "journal", Name: "the journal cursor", Source: d.reading("journal", ingest.Poll(src, ingest.PollOptions{Active: activeWait})),
+			inputs = append(inputs, pipeline.Input{Kind: "journal", Name: "the journal cursor", Source: ingest.Poll(src, ingest.PollOptions{Active: activeWait}),
 				Cursor: journal.NewCursorStore(cfg.StateDir), CountFailures: true})
 		}
 		err = p.Follow(ctx, inputs...)

@@ -47,8 +47,8 @@ const (
 	StillFailing
 	// OpenRecovered: a file that could not be opened has been opened.
 	OpenRecovered
-	// Down: the source can read nothing (no file followed, and a glob or a file failing);
-	// Why says which. Up: it can again.
+	// Down: the source can read nothing (no file followed, and a glob's directory or every
+	// file matched failing); Why says which. Up: it can again.
 	Down
 	Up
 )
@@ -164,18 +164,15 @@ func errText(err error) string {
 }
 
 // health decides after a scan whether the source can read anything, and says when that changed.
+// It cannot when it follows no file and a glob's directory cannot be listed (missing,
+// permission denied) or every file matched cannot be opened. A glob whose directory holds no
+// match yet is no fault: the engine may not have started (it is an event all the same).
 func (s *Source) health() {
 	why := ""
 	if len(s.files) == 0 {
 		for _, g := range s.o.Globs {
-			st := s.globs[g]
-			switch {
-			case st.err != "":
+			if st := s.globs[g]; st.err != "" {
 				why = fmt.Sprintf("glob %s matches nothing: %s", g, st.err)
-			case st.empty && !s.o.MayBeEmpty[g]:
-				why = fmt.Sprintf("glob %s matches no file", g)
-			}
-			if why != "" {
 				break
 			}
 		}

@@ -104,8 +104,8 @@ func equalDurations(a, b []time.Duration) bool {
 // TestGlobMatchesNothing: a typo'd glob's directory does not exist, and a glob in a directory
 // that cannot be listed (0700 of another user: as root, the listing's EACCES is injected)
 // matches nothing: each is an event with its reason and the source is Down, until files match.
-// A discovery preset's glob may match nothing (no container yet) without the source being
-// Down. Before, Glob ignored both silently.
+// A glob whose directory holds no match yet (no container, an engine not started) is an event
+// but not Down. Before, Glob ignored all three silently.
 func TestGlobMatchesNothing(t *testing.T) {
 	t.Run("typo", func(t *testing.T) {
 		var log eventLog
@@ -165,11 +165,11 @@ func TestGlobMatchesNothing(t *testing.T) {
 			t.Fatalf("events %v %+v", k, log.got)
 		}
 	})
-	t.Run("preset", func(t *testing.T) {
+	t.Run("nothing yet", func(t *testing.T) {
 		var log eventLog
 		dir := t.TempDir()
 		g := filepath.Join(dir, "*", "*-json.log")
-		f := newFollower(t, dir, Options{Globs: []string{g}, MayBeEmpty: map[string]bool{g: true}, Event: func(e Event) { log.add(e) }})
+		f := newFollower(t, dir, Options{Globs: []string{g}, Event: func(e Event) { log.add(e) }})
 		log.f = f
 		f.src.scan(f.now)
 		if k := log.kinds(); len(k) != 1 || k[0] != GlobEmpty || log.got[0].Err != nil {

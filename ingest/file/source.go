@@ -64,9 +64,6 @@ type Options struct {
 	// Failed is called for every failed attempt to open a file or list a glob's directory,
 	// with its Reason (the events are rate-limited, this is not); nil discards.
 	Failed func(reason string)
-	// MayBeEmpty are the globs that may match nothing without the source being down (the
-	// discovery presets': a node with no container yet).
-	MayBeEmpty map[string]bool
 	// Open opens a file to follow; nil means readfile.OpenRegular. Probe lists a glob's
 	// directory (probeDir when nil). Tests inject failures (EACCES as root) through them.
 	Open  func(path string) (*os.File, os.FileInfo, error)
