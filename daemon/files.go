@@ -64,7 +64,7 @@ func openFiles(cfg config.Config, log zerolog.Logger, health *sources) (*file.So
 		},
 		Note: func(msg, path string, offset int64) { log.Debug().Str("path", path).Int64("offset", offset).Msg(msg) },
 	})
-	log.Info().Strs("globs", cfg.FileGlobs()).Int("positions", len(positions)).Bool("first_start", !existed).Msg("following files")
+	log.Info().Str("source", "files").Strs("globs", cfg.FileGlobs()).Int("positions", len(positions)).Bool("first_start", !existed).Msg("following files")
 	return src, store
 }
 

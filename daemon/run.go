@@ -46,7 +46,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Containers: cfg.Journal.Containers,
 			Start:      journal.AfterCursor(d.cursor, journal.Since(since)), Backend: backend,
-			Warn: func(msg string) { log.Warn().Msg(msg) },
+			Warn: func(msg string) { log.Warn().Str("source", "journal").Msg(msg) },
 		}
 		var snaps pipeline.Snapshotter
 		var saver *snapshots
@@ -93,6 +93,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			log.Info().Str("source", "journal").Str("dir", cfg.Journal.Dir).Strs("units", mangled(cfg.Journal.Units)).
+				Strs("identifiers", cfg.Journal.Identifiers).Strs("containers", cfg.Journal.Containers).
+				Str("start", opts.Start.String()).Msg("reading the journal")
 			src := journal.WithMetrics(opened)
 			defer src.Close()
 			d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
@@ -148,4 +151,13 @@ func warm(ctx context.Context, p *pipeline.Pipeline, opts journal.Options, curso
 	ev.Int64("entries", st.Entries).Time("from", st.First).Time("to", w.End()).Float64("took_seconds", st.Took.Seconds()).
 		Bool("timed_out", st.TimedOut).Msg("model rebuilt from the journal before the saved cursor (warm restart)")
 	return nil
+}
+
+// mangled are units as the journal reads them (journal.MangleUnit).
+func mangled(units []string) []string {
+	out := make([]string, len(units))
+	for i, u := range units {
+		out[i] = journal.MangleUnit(u)
+	}
+	return out
 }

@@ -34,7 +34,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 	q := ingest.NewSamples()
 	// A loopback target is an engine on this machine: its series joins the logs' of this host.
 	opts := scrape.Options{Sink: q, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
-		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
+		Warn: func(target, msg string, err error) { d.log.Warn().Str("source", "scrape").Str("target", target).Err(err).Msg(msg) }}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if len(targets) > 0 {
@@ -52,7 +52,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
-			d.log.Info().Str("target", urlshow.String(u)).Float64("interval_seconds", t.Interval.Seconds()).Float64("timeout_seconds", t.Timeout.Seconds()).
+			d.log.Info().Str("source", "scrape").Str("target", urlshow.String(u)).Float64("interval_seconds", t.Interval.Seconds()).Float64("timeout_seconds", t.Timeout.Seconds()).
 				Str("unit", t.Labels["unit"]).Msg("scraping")
 		}
 	}
