@@ -40,12 +40,16 @@ func newSources(reg prometheus.Registerer, log zerolog.Logger) *sources {
 	return s
 }
 
-// configured exports a source's series from its start: up, and no errors yet.
+// configured exports a source's series from its start: up, and, for a source that opens
+// paths (files), no errors yet.
 func (s *sources) configured(source string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, down := s.down[source]; !down {
 		s.up.WithLabelValues(source).Set(1)
+	}
+	if source != "files" {
+		return
 	}
 	for _, r := range sourceReasons {
 		s.errs.WithLabelValues(source, r)
