@@ -67,6 +67,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	idle := make([]bool, len(inputs)) // caught up (or ended) since its last entry
 	live := len(inputs)
 	failures := make([]int64, len(inputs))
+	marks := make([]int64, len(inputs)) // entries marked since the last save, for the debug line
 	var lastFlush, lastTick time.Time
 	var err error
 	for live > 0 && err == nil {
@@ -83,6 +84,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 				p.Apply(d.e)
 				if c := inputs[d.input].Cursor; c != nil && len(d.e.Cursor) > 0 {
 					c.Mark(d.e.Cursor)
+					marks[d.input]++
 				}
 			case errors.Is(d.err, ingest.ErrCaughtUp):
 				idle[d.input] = true
@@ -107,7 +109,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
 		// write nothing when nothing changed.
 		if now.Sub(lastFlush) >= time.Second {
-			p.flush(inputs, failures)
+			p.flush(inputs, failures, marks)
 			lastFlush = now
 		}
 		if now.Sub(lastTick) >= tickEvery {
@@ -121,7 +123,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	}
 	// Only after a flush that saved every position: a state ahead of a position on disk would
 	// apply its entries twice after a restart.
-	p.saved = p.flush(inputs, failures)
+	p.saved = p.flush(inputs, failures, marks)
 	if p.saved && p.snaps != nil {
 		p.snaps.Save(p.state.AppendModel(nil))
 	}
@@ -143,7 +145,7 @@ func all(b []bool) bool {
 // flush saves the inputs' positions and reports whether every one was saved; a failure
 // (read-only or full state directory) is logged and retried at the next flush, never fatal:
 // losing a position costs re-reading, not correctness.
-func (p *Pipeline) flush(inputs []Input, failures []int64) bool {
+func (p *Pipeline) flush(inputs []Input, failures, marks []int64) bool {
 	ok := true
 	for i, in := range inputs {
 		if in.Cursor == nil {
@@ -165,6 +167,10 @@ func (p *Pipeline) flush(inputs []Input, failures []int64) bool {
 		if failures[i] > 0 {
 			p.log.Info().Int64("after_failures", failures[i]).Msg(in.Name + " saved again")
 			failures[i] = 0
+		}
+		if marks[i] > 0 {
+			p.log.Debug().Str("source", in.Kind).Int64("entries", marks[i]).Msg("saved " + in.Name)
+			marks[i] = 0
 		}
 	}
 	return ok

@@ -43,7 +43,7 @@ func BenchmarkRunWarmRestart(b *testing.B) {
 			var m struct {
 				Message string  `json:"message"`
 				Entries float64 `json:"entries"`
-				X
+				Took    float64 `json:"took_seconds"`
 			}
 			if json.Unmarshal([]byte(line), &m) == nil && strings.Contains(m.Message, "warm restart") {
 				b.ReportMetric(m.Entries, "entries-replayed")
