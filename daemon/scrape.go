@@ -34,7 +34,13 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 	q := ingest.NewSamples()
 	// A loopback target is an engine on this machine: its series joins the logs' of this host.
 	opts := scrape.Options{Sink: q, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
-		Warn: func(target, msg string, err error) { d.log.Warn().Str("source", "scrape").Str("target", target).Err(err).Msg(msg) }}
+		Warn: func(target, msg string, err error) {
+			ev := d.log.Info() // "scrape recovered": once per outage, as "scrape failed"
+			if err != nil {
+				ev = d.log.Warn().Err(err)
+			}
+			ev.Str("source", "scrape").Str("target", target).Msg(msg)
+		}}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if len(targets) > 0 {
