@@ -209,3 +209,46 @@ func TestCheckJournal(t *testing.T) {
 }
 
 func prometheusRegistry() *prometheus.Registry { return prometheus.NewRegistry() }
+
+// TestReloadWarnsOfEmptySources: a reload's configuration is checked as the start's is: a glob
+// in a directory that does not exist and a unit that selects nothing are warnings naming them
+// (the sources themselves change at the next restart). Before, a reload said nothing of them.
+func TestReloadWarnsOfEmptySources(t *testing.T) {
+	dir := t.TempDir()
+	journalDir := filepath.Join(dir, "journal")
+	if err := os.Mkdir(journalDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := testjournal.BuildFileFunc(t, journalDir, 3, func(i int, e *testjournal.Entry) {
+		*e = testjournal.Entry{Host: "gpu07", Unit: "sglang-ddtree.service", Identifier: "python3", Message: []byte("line"),
+			Time: testjournal.FixtureEpoch.Add(time.Duration(i) * time.Millisecond)}
+	})
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	typo := filepath.Join(dir, "sglan", "*.log")
+	cfg.Files = []string{typo, filepath.Join(journalDir, "*.journal")}
+	cfg.Journal.Dir, cfg.Journal.Units, cfg.Journal.Backend = journalDir, []string{"sglang-ddtree", "sglan-ddtree"}, "native"
+	var b bytes.Buffer
+	log := zerolog.New(&b)
+	d := &Daemon{log: log, sources: newSources(prometheusRegistry(), log)}
+	d.checkSources(cfg)
+	got := logLines(t, b.Bytes())
+	if len(got) != 4 {
+		t.Fatalf("log %s, want 4 lines", b.String())
+	}
+	if m := got[0]; m["message"] != "glob matches no file" || m["glob"] != typo || m["reason"] != "not_found" || m["level"] != "warn" {
+		t.Errorf("glob line %v", m)
+	}
+	if m := got[1]; m["message"] != "journal unit completed as journalctl -u completes it" || m["unit"] != "sglang-ddtree.service" {
+		t.Errorf("completion line %v", m)
+	}
+	if m := got[2]; m["given"] != "sglan-ddtree" || m["unit"] != "sglan-ddtree.service" || m["level"] != "info" {
+		t.Errorf("second completion line %v", m)
+	}
+	if m := got[3]; !strings.HasPrefix(m["message"].(string), "journal.unit selects no entry") || m["unit"] != "sglan-ddtree.service" || m["level"] != "warn" {
+		t.Errorf("unit line %v", m)
+	}
+}
