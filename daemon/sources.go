@@ -30,10 +30,10 @@ var sourceReasons = []string{file.ReasonNotFound, file.ReasonPermissionDenied, f
 func newSources(reg prometheus.Registerer, log zerolog.Logger) *sources {
 	s := &sources{log: log, down: map[string]string{},
 		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "specwatch_source_up",
-			Help: "Whether the source can read anything: 0 while its globs match nothing, its units select nothing, or every path it matches is unreadable."},
+			Help: "Whether the source can read anything: 0 while it follows no file and a glob's directory is missing or unlistable, or every file matched cannot be opened."},
 			[]string{"source"}),
 		errs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_source_errors_total",
-			Help: "Failed attempts of a source to open a path or list a glob's directory, by reason (not_found, permission_denied, other)."},
+			Help: "Failures of a source by reason (not_found, permission_denied, other): each failed open of a matched file, and each glob whose directory became missing or unlistable."},
 			[]string{"source", "reason"}),
 	}
 	reg.MustRegister(s.up, s.errs)
