@@ -57,6 +57,7 @@ type Daemon struct {
 	state   *pipeline.State
 	metrics *exporter.Metrics
 	server  *web.Server
+	sources *sources // the sources' health: /-/ready, specwatch_source_*
 	parser  atomic.Pointer[parse.Parser]
 	lock    *statelock.Lock // the state directory's, with Follow
 	cursor  string          // the saved journal cursor, with Follow
@@ -65,13 +66,24 @@ type Daemon struct {
 	cfg config.Config // as last loaded
 
 	reloadOK, reloadTime prometheus.Gauge
+
+	stop stopped // what Run's feed saved, for the shutdown line
+}
+
+// stopped is what the shutdown line says was saved.
+type stopped struct {
+	followed       bool     // Run's feed ran to its end
+	positions      []string // what the positions are ("the journal cursor", "the file positions")
+	positionsSaved bool
+	snapshot       bool // model.snapshot is on
+	modelSaved     bool
 }
 
 // New builds the daemon and listens; with Follow it first takes the state directory's lock
 // (another daemon on it is refused before the port is touched) and loads the saved cursor.
 func New(o Options) (*Daemon, error) {
 	cfg := o.Config
-	d := &Daemon{o: o, cfg: cfg, log: o.Log, slog: slog.New(zerolog.NewSlogHandler(o.Log))}
+	d := &Daemon{o: o, cfg: cfg, log: o.Log, slog: newSlog(o.Log)}
 	if o.Follow {
 		if _, err := journal.ParseBackend(cfg.Journal.Backend); err != nil {
 			return nil, err
@@ -98,9 +110,10 @@ func New(o Options) (*Daemon, error) {
 	d.reloadOK.Set(1)
 	d.reloadTime.SetToCurrentTime()
 	m.Registry().MustRegister(d.reloadOK, d.reloadTime)
+	d.sources = newSources(m.Registry(), d.log)
 	d.server = web.NewServer(web.ServerOptions{
 		ListenAddress: cfg.Listen, WebConfigFile: cfg.WebConfig, Logger: d.slog,
-		Source: d.state, Metrics: m.Registry(), Page: d.page,
+		Source: d.state, Metrics: m.Registry(), Page: d.page, Unready: d.sources.unready,
 	})
 	if err := d.server.Listen(); err != nil {
 		d.Close()
@@ -157,6 +170,9 @@ func (d *Daemon) Reload(cfg config.Config) {
 	d.mu.Unlock()
 	d.reloaded(true)
 	d.log.Info().Msg("configuration reloaded")
+	if d.o.Follow {
+		d.checkSources(cfg)
+	}
 }
 
 // ReloadFailed records a reload whose configuration could not be loaded: the running one stays.
@@ -207,13 +223,16 @@ func (d *Daemon) Serve(ctx context.Context, feed func(ctx context.Context) error
 		}
 		pusher = p
 	}
-	d.log.Info().Str("listen", d.server.Addr()).Msg("serving /metrics, /api/v1/report and the status page")
+	evDone := make(chan struct{})
+	go func() { newEvents(d.log, d.state).run(ctx); close(evDone) }()
 	feedErr := feed(ctx)
 	cancel()
+	<-evDone // its last check logs what the last entries changed
 	if pusher != nil {
 		<-pusher.Done() // the final push, bounded by its own timeout
 	}
 	httpErr := <-httpDone
+	d.logStopped(feedErr)
 	if feedErr != nil {
 		return feedErr
 	}
@@ -232,4 +251,19 @@ func (d *Daemon) Pipeline(loc *time.Location, year int) *pipeline.Pipeline {
 func (d *Daemon) pipeline(loc *time.Location, year int, snaps pipeline.Snapshotter) *pipeline.Pipeline {
 	return pipeline.New(d.state, pipeline.Options{Parser: &d.parser, Location: loc, Year: year, Steps: d.metrics, Log: d.log,
 		Snapshots: snaps})
+}
+
+// logStopped is the daemon's last line: why it stopped and what was saved for the next start.
+func (d *Daemon) logStopped(err error) {
+	ev := d.log.Info()
+	if err != nil {
+		ev = d.log.Error().Err(err)
+	}
+	if st := d.stop; st.followed {
+		ev = ev.Strs("positions", st.positions).Bool("positions_saved", st.positionsSaved)
+		if st.snapshot {
+			ev = ev.Bool("model_saved", st.modelSaved)
+		}
+	}
+	ev.Msg("stopped")
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -15,12 +16,14 @@ import (
 // openFiles builds the file source of `files`, `docker` and `kubernetes`, resuming from the
 // positions saved in the state directory. A damaged positions file is reported and the files
 // start as at a first start (their end), as a damaged journal cursor does.
-func openFiles(cfg config.Config, log zerolog.Logger) (*file.Source, *file.Store) {
+func openFiles(cfg config.Config, log zerolog.Logger, health *sources) (*file.Source, *file.Store) {
 	store := file.NewStore(cfg.StateDir)
 	positions, existed, err := store.Load()
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot use the saved file positions; files start at their end")
 	}
+	presets := presetGlobs(cfg)
+	health.configured("files")
 	docker := presetFilter(cfg.Docker)
 	kube := presetFilter(cfg.Kubernetes.PresetConfig)
 	under := func(path, root string) bool {
@@ -50,11 +53,31 @@ func openFiles(cfg config.Config, log zerolog.Logger) (*file.Source, *file.Store
 			}
 			return true
 		},
-		Warn: func(msg, path string, err error) { log.Warn().Err(err).Str("path", path).Msg(msg) },
+		Warn:   func(msg, path string, err error) { log.Warn().Err(err).Str("path", path).Msg(msg) },
+		Failed: func(reason string) { health.failed("files", reason) },
+		Event: func(e file.Event) {
+			if e.Kind == file.GlobEmpty && e.Err == nil && presets[e.Glob] {
+				log.Info().Str("source", "files").Str("glob", e.Glob).Msg("no container log yet")
+				return
+			}
+			health.fileEvent(e)
+		},
 		Note: func(msg, path string, offset int64) { log.Debug().Str("path", path).Int64("offset", offset).Msg(msg) },
 	})
-	log.Info().Strs("globs", cfg.FileGlobs()).Int("positions", len(positions)).Bool("first_start", !existed).Msg("following files")
+	log.Info().Str("source", "files").Strs("globs", cfg.FileGlobs()).Int("positions", len(positions)).Bool("first_start", !existed).Msg("following files")
 	return src, store
+}
+
+// presetGlobs are the discovery presets' globs (docker, kubernetes), which match nothing on a
+// node with no container yet: that is no fault.
+func presetGlobs(cfg config.Config) map[string]bool {
+	m := map[string]bool{}
+	for _, g := range cfg.FileGlobs() {
+		if !slices.Contains(cfg.Files, g) {
+			m[g] = true
+		}
+	}
+	return m
 }
 
 func presetFilter(p config.PresetConfig) file.Filter {

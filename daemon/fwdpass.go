@@ -26,14 +26,14 @@ func (d *Daemon) StartForwardPass(ctx context.Context) (src ingest.Source, stop 
 			if err == nil {
 				ev = d.log.Info()
 			}
-			ev.Str("endpoint", endpoint).Msg(msg)
+			ev.Str("source", "forward_pass").Str("endpoint", endpoint).Msg(msg)
 		}})
 	if err != nil {
 		return nil, nil, err
 	}
 	d.metrics.Registry().MustRegister(fp)
 	for _, ep := range fp.Endpoints() {
-		d.log.Info().Str("endpoint", ep).Msg("subscribing to forward-pass metrics")
+		d.log.Info().Str("source", "forward_pass").Str("endpoint", ep).Msg("subscribing to forward-pass metrics")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

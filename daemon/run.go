@@ -46,11 +46,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 			Dir: cfg.Journal.Dir, Namespace: cfg.Journal.Namespace, Units: cfg.Journal.Units, Identifiers: cfg.Journal.Identifiers,
 			Containers: cfg.Journal.Containers,
 			Start:      journal.AfterCursor(d.cursor, journal.Since(since)), Backend: backend,
-			Warn: func(msg string) { log.Warn().Msg(msg) },
+			Warn: func(msg string) { log.Warn().Str("source", "journal").Msg(msg) },
 		}
 		var snaps pipeline.Snapshotter
+		var saver *snapshots
 		if cfg.Model.Snapshot {
-			snaps = &snapshots{dir: cfg.StateDir, positions: positions, log: log}
+			saver = &snapshots{dir: cfg.StateDir, positions: positions, log: log}
+			snaps = saver
 		}
 		p := d.pipeline(loc, time.Now().Year(), snaps)
 		if cfg.ReadsJournal() && !restored {
@@ -74,29 +76,40 @@ func (d *Daemon) Run(ctx context.Context) error {
 		// and a line here.
 		var inputs []pipeline.Input
 		if scrapes != nil {
-			inputs = append(inputs, pipeline.Input{Source: scrapes})
+			inputs = append(inputs, pipeline.Input{Kind: "scrape", Source: scrapes})
 		}
 		if passes != nil {
-			inputs = append(inputs, pipeline.Input{Source: passes})
+			inputs = append(inputs, pipeline.Input{Kind: "forward_pass", Source: passes})
 		}
 		if len(cfg.FileGlobs()) > 0 {
-			files, store := openFiles(cfg, log)
+			files, store := openFiles(cfg, log, d.sources)
 			defer files.Close()
 			d.metrics.Registry().MustRegister(files) // specwatch_file_*
-			inputs = append(inputs, pipeline.Input{Name: "the file positions", Source: ingest.Poll(files, ingest.PollOptions{Active: activeWait}), Cursor: store})
+			inputs = append(inputs, pipeline.Input{Kind: "files", Name: "the file positions", Source: ingest.Poll(files, ingest.PollOptions{Active: activeWait}), Cursor: store})
 		}
 		if cfg.ReadsJournal() {
+			d.checkJournal(opts, true)
 			opened, err := journal.Open(opts)
 			if err != nil {
 				return err
 			}
+			log.Info().Str("source", "journal").Str("dir", cfg.Journal.Dir).Strs("units", mangled(cfg.Journal.Units)).
+				Strs("identifiers", cfg.Journal.Identifiers).Strs("containers", cfg.Journal.Containers).
+				Str("start", opts.Start.String()).Msg("reading the journal")
 			src := journal.WithMetrics(opened)
 			defer src.Close()
 			d.metrics.Registry().MustRegister(src) // specwatch_journal_*_total
-			inputs = append(inputs, pipeline.Input{Name: "the journal cursor", Source: ingest.Poll(src, ingest.PollOptions{Active: activeWait}),
+			inputs = append(inputs, pipeline.Input{Kind: "journal", Name: "the journal cursor", Source: ingest.Poll(src, ingest.PollOptions{Active: activeWait}),
 				Cursor: journal.NewCursorStore(cfg.StateDir), CountFailures: true})
 		}
-		return p.Follow(ctx, inputs...)
+		err = p.Follow(ctx, inputs...)
+		d.stop = stopped{followed: true, positionsSaved: p.Saved(), snapshot: saver != nil, modelSaved: saver != nil && saver.saved}
+		for _, in := range inputs {
+			if in.Cursor != nil {
+				d.stop.positions = append(d.stop.positions, in.Name)
+			}
+		}
+		return err
 	})
 }
 
@@ -133,9 +146,18 @@ func warm(ctx context.Context, p *pipeline.Pipeline, opts journal.Options, curso
 	}
 	ev := log.Info()
 	if st.TimedOut {
-		ev = log.Warn().Dur("bound", maxWarmTime)
+		ev = log.Warn().Float64("bound_seconds", maxWarmTime.Seconds())
 	}
-	ev.Int64("entries", st.Entries).Time("from", st.First).Time("to", w.End()).Dur("took", st.Took).
+	ev.Int64("entries", st.Entries).Time("from", st.First).Time("to", w.End()).Float64("took_seconds", st.Took.Seconds()).
 		Bool("timed_out", st.TimedOut).Msg("model rebuilt from the journal before the saved cursor (warm restart)")
 	return nil
+}
+
+// mangled are units as the journal reads them (journal.MangleUnit).
+func mangled(units []string) []string {
+	out := make([]string, len(units))
+	for i, u := range units {
+		out[i] = journal.MangleUnit(u)
+	}
+	return out
 }

@@ -34,7 +34,13 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 	q := ingest.NewSamples()
 	// A loopback target is an engine on this machine: its series joins the logs' of this host.
 	opts := scrape.Options{Sink: q, Metrics: scrape.NewMetrics(d.metrics.Registry()), LocalHost: NodeName(),
-		Warn: func(target, msg string, err error) { d.log.Warn().Str("target", target).Err(err).Msg(msg) }}
+		Warn: func(target, msg string, err error) {
+			ev := d.log.Info() // "scrape recovered": once per outage, as "scrape failed"
+			if err != nil {
+				ev = d.log.Warn().Err(err)
+			}
+			ev.Str("source", "scrape").Str("target", target).Msg(msg)
+		}}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if len(targets) > 0 {
@@ -52,7 +58,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 		}()
 		for _, t := range targets {
 			u, _ := url.Parse(t.URL) // validated
-			d.log.Info().Str("target", urlshow.String(u)).Dur("interval", t.Interval).Dur("timeout", t.Timeout).
+			d.log.Info().Str("source", "scrape").Str("target", urlshow.String(u)).Float64("interval_seconds", t.Interval.Seconds()).Float64("timeout_seconds", t.Timeout.Seconds()).
 				Str("unit", t.Labels["unit"]).Msg("scraping")
 		}
 	}
@@ -76,7 +82,7 @@ func (d *Daemon) StartScrape(ctx context.Context) (src ingest.Source, stop func(
 					ev.Str("target", target).Msg(msg)
 				}})
 		}()
-		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Dur("refresh", k.Refresh).Msg("scraping the node's pods annotated specwatch.io/scrape")
+		d.log.Info().Str("node", os.Getenv("NODE_NAME")).Float64("refresh_seconds", k.Refresh.Seconds()).Msg("scraping the node's pods annotated specwatch.io/scrape")
 	}
 	// The queue is closed first: a scraper waiting for its sample to be applied is released.
 	return q, func() { cancel(); q.Close(); wg.Wait() }, nil

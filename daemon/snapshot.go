@@ -38,6 +38,7 @@ type snapshots struct {
 	dir       string
 	positions []string // the position files' names in dir
 	log       zerolog.Logger
+	saved     bool // the last Save succeeded
 }
 
 // Save is pipeline.Snapshotter's: the position files are read now, as the feed loop has just
@@ -53,7 +54,8 @@ func (s *snapshots) Save(state []byte) {
 		s.log.Warn().Err(err).Msg("cannot save the model; the next start will replay the journal instead")
 		return
 	}
-	s.log.Info().Str("path", path).Int("state_bytes", len(state)).Int("file_bytes", len(b)).Dur("took", time.Since(start)).
+	s.saved = true
+	s.log.Info().Str("path", path).Int("state_bytes", len(state)).Int("file_bytes", len(b)).Float64("took_seconds", time.Since(start).Seconds()).
 		Msg("model saved for the next start")
 }
 
@@ -127,7 +129,7 @@ func restoreSnapshot(dir string, positions []string, st *pipeline.State, log zer
 		log.Warn().Err(err).Str("path", path).Msg("the model snapshot is not used; the journal's window before the cursor is replayed instead")
 		return false
 	}
-	log.Info().Str("path", path).Int("bytes", len(b)).Int("state_bytes", len(state)).Dur("took", time.Since(start)).
+	log.Info().Str("path", path).Int("bytes", len(b)).Int("state_bytes", len(state)).Float64("took_seconds", time.Since(start).Seconds()).
 		Msg("model restored from the snapshot saved at the last stop; sources resume where it was saved")
 	return true
 }

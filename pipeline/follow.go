@@ -11,6 +11,8 @@ import (
 
 // Input is one source the live loop follows, and where its positions are saved.
 type Input struct {
+	// Kind names the source in the log ("journal", "files", "scrape", "forward_pass").
+	Kind string
 	// Name says what Cursor saves, for the log ("the journal cursor", "the file positions").
 	Name   string
 	Source ingest.Source
@@ -46,6 +48,12 @@ const tickEvery = 10 * time.Second
 // inputs' owners may close them.
 func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	p.following = true
+	p.sources = p.sources[:0]
+	for _, in := range inputs {
+		if in.Kind != "" {
+			p.sources = append(p.sources, in.Kind)
+		}
+	}
 	f := startFanIn(ctx, inputs)
 	defer f.stop()
 	// Housekeeping runs after each delivery, and every second on the real clock: an injected
@@ -59,6 +67,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	idle := make([]bool, len(inputs)) // caught up (or ended) since its last entry
 	live := len(inputs)
 	failures := make([]int64, len(inputs))
+	marks := make([]int64, len(inputs)) // entries marked since the last save, for the debug line
 	var lastFlush, lastTick time.Time
 	var err error
 	for live > 0 && err == nil {
@@ -75,6 +84,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 				p.Apply(d.e)
 				if c := inputs[d.input].Cursor; c != nil && len(d.e.Cursor) > 0 {
 					c.Mark(d.e.Cursor)
+					marks[d.input]++
 				}
 			case errors.Is(d.err, ingest.ErrCaughtUp):
 				idle[d.input] = true
@@ -99,7 +109,7 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 		// (where its files began), which a SIGKILL must not lose (issue 27, item 6). The sinks
 		// write nothing when nothing changed.
 		if now.Sub(lastFlush) >= time.Second {
-			p.flush(inputs, failures)
+			p.flush(inputs, failures, marks)
 			lastFlush = now
 		}
 		if now.Sub(lastTick) >= tickEvery {
@@ -113,11 +123,15 @@ func (p *Pipeline) Follow(ctx context.Context, inputs ...Input) error {
 	}
 	// Only after a flush that saved every position: a state ahead of a position on disk would
 	// apply its entries twice after a restart.
-	if p.flush(inputs, failures) && p.snaps != nil {
+	p.saved = p.flush(inputs, failures, marks)
+	if p.saved && p.snaps != nil {
 		p.snaps.Save(p.state.AppendModel(nil))
 	}
 	return err
 }
+
+// Saved reports whether Follow's final flush saved every input's position (the shutdown line).
+func (p *Pipeline) Saved() bool { return p.saved }
 
 func all(b []bool) bool {
 	for _, v := range b {
@@ -131,7 +145,7 @@ func all(b []bool) bool {
 // flush saves the inputs' positions and reports whether every one was saved; a failure
 // (read-only or full state directory) is logged and retried at the next flush, never fatal:
 // losing a position costs re-reading, not correctness.
-func (p *Pipeline) flush(inputs []Input, failures []int64) bool {
+func (p *Pipeline) flush(inputs []Input, failures, marks []int64) bool {
 	ok := true
 	for i, in := range inputs {
 		if in.Cursor == nil {
@@ -154,6 +168,10 @@ func (p *Pipeline) flush(inputs []Input, failures []int64) bool {
 			p.log.Info().Int64("after_failures", failures[i]).Msg(in.Name + " saved again")
 			failures[i] = 0
 		}
+		if marks[i] > 0 {
+			p.log.Debug().Str("source", in.Kind).Int64("entries", marks[i]).Msg("saved " + in.Name)
+			marks[i] = 0
+		}
 	}
 	return ok
 }
@@ -166,7 +184,8 @@ func (p *Pipeline) atTail() {
 	p.state.mu.Unlock()
 	if !p.caughtUp {
 		p.caughtUp = true
-		p.log.Info().Msg("caught up with the journal")
+		// Every input, not "the journal": a daemon following files reads no journal.
+		p.log.Info().Strs("sources", p.sources).Msg("caught up: every source has been read to its end")
 	}
 }
 

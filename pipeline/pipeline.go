@@ -63,7 +63,6 @@ type Pipeline struct {
 	joined  parse.Record      // a llama.cpp request taken from the stream (join.go)
 	jsonl   ingest.LlamaJSONL // llama.cpp's --log-jsonl records, from any source
 	stepSeq []int64           // per series ID: the last step sequence fed to the histogram
-	series  int               // series IDs below this have been announced (IDs count up from 0)
 
 	id identity // the input's names where its lines and entries name nothing (Identify)
 
@@ -71,6 +70,8 @@ type Pipeline struct {
 	following bool // record each unit's activity for stale detection
 	warming   bool // Warm is replaying: the step histogram is not fed (warm.go)
 	caughtUp  bool
+	sources   []string // the inputs' Kind, for the caught-up line
+	saved     bool     // the final flush saved every input's position
 }
 
 // New builds a pipeline on state.
@@ -184,21 +185,13 @@ func (p *Pipeline) applySample(r sample.Result, s *sample.Sample) {
 	p.drain()
 }
 
-// observed announces a new series and feeds the step histogram; the caller holds the lock.
+// observed feeds the step histogram; the caller holds the lock. New and expired series are
+// logged by the daemon, from the snapshots it diffs (daemon/events.go).
 func (p *Pipeline) observed(se *model.Series) {
 	if se == nil {
 		return
 	}
 	id := se.ID()
-	if id >= p.series {
-		p.series = id + 1
-		l := se.Labels()
-		ev := p.log.Debug().Str("host", l.Host).Str("unit", l.Unit).Str("engine", l.Engine).Str("rank", l.Rank)
-		if l.Container != "" {
-			ev = ev.Str("container", l.Container).Str("namespace", l.Namespace).Str("pod", l.Pod)
-		}
-		ev.Msg("new series")
-	}
 	if p.steps == nil {
 		return
 	}

@@ -15,20 +15,22 @@ func healthy(w http.ResponseWriter, _ *http.Request) {
 	io.WriteString(w, "Healthy\n")
 }
 
-// ready answers 200 once ingestion has caught up with the journal (the figures describe the
-// present) and 503 before, so that a load balancer or an alert on scrape readiness does not
-// trust a daemon still replaying its backlog.
+// ready answers 200 once ingestion has caught up with its inputs (the figures describe the
+// present) and every configured source can read something, and 503 with the reason otherwise,
+// so that a load balancer or an alert on readiness neither trusts a daemon still replaying its
+// backlog nor one that reads nothing (a typo'd glob, a unit that selects nothing).
 func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
-	ok := false
-	if s.opts.Ready != nil {
-		ok = s.opts.Ready()
-	} else {
-		ok = s.opts.Source.Status().CaughtUp
+	why := ""
+	if s.opts.Unready != nil {
+		why = s.opts.Unready()
+	}
+	if why == "" && !s.opts.Source.Status().CaughtUp {
+		why = "ingestion has not caught up with its input yet"
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if !ok {
+	if why != "" {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		io.WriteString(w, "Not ready: ingestion has not caught up with its input yet\n")
+		io.WriteString(w, "Not ready: "+why+"\n")
 		return
 	}
 	io.WriteString(w, "Ready\n")

@@ -39,7 +39,7 @@ type ServerOptions struct {
 	// Logger receives the server's messages; nil discards them. Nothing logged carries
 	// credentials.
 	Logger *slog.Logger
-	// Source feeds /api/v1/report, the default page and, without Ready, /-/ready. Required.
+	// Source feeds /api/v1/report, the default page and /-/ready. Required.
 	Source Source
 	// Metrics is the registry served on /metrics (exporter.Metrics.Registry), which the
 	// server's own counters join. Required. The server never reads the exporter itself.
@@ -49,9 +49,9 @@ type ServerOptions struct {
 	// own: one render shared by the requests that arrived before it started, paced, at most
 	// MaxRendersInFlight page and report renders at once (render.go).
 	Page func(w io.Writer) error
-	// Ready reports whether ingestion has caught up (/-/ready); nil means
-	// Source.Status().CaughtUp.
-	Ready func() bool
+	// Unready, if set, says why a configured source can read nothing ("" when every one can):
+	// /-/ready answers 503 with it. /-/ready also waits for Source.Status().CaughtUp.
+	Unready func() string
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout replace the constants of the
 	// same names when non-zero, so that a test can watch a timeout fire in a second.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration

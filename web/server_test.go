@@ -132,9 +132,14 @@ func TestHealthAndReady(t *testing.T) {
 	if w := do(t, h, "GET", "/-/ready", nil); w.Code != 200 {
 		t.Errorf("ready after catching up: %d, want 200", w.Code)
 	}
-	never := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src).Registry(), Ready: func() bool { return false }})
-	if w := do(t, never.Handler(), "GET", "/-/ready", nil); w.Code != http.StatusServiceUnavailable {
-		t.Errorf("ServerOptions.Ready overrides Status: %d, want 503", w.Code)
+	// A source that can read nothing (a glob matching no file) keeps it unready, with the reason.
+	why := "glob /var/log/sglan/*.log matches no file"
+	never := NewServer(ServerOptions{Source: src, Metrics: exportertest.NewMetrics(t, src).Registry(), Unready: func() string { return why }})
+	if w := do(t, never.Handler(), "GET", "/-/ready", nil); w.Code != http.StatusServiceUnavailable || w.Body.String() != "Not ready: "+why+"\n" {
+		t.Errorf("ServerOptions.Unready: %d %q, want 503 with the reason", w.Code, w.Body.String())
+	}
+	if w := do(t, never.Handler(), "GET", "/-/healthy", nil); w.Code != 200 {
+		t.Errorf("healthy while a source reads nothing: %d, want 200 (liveness)", w.Code)
 	}
 }
 

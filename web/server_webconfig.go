@@ -21,11 +21,14 @@ import (
 // the same TLS settings through toolkit.ConfigToTLSConfig, reloaded when the file changed
 // (webConfigCache), where the toolkit reads it on every handshake and request. Listen has
 // already run toolkit.Validate on the file.
+// servingMsg is the one line saying where the daemon serves (the daemon logs no other).
+const servingMsg = "serving /metrics, /api/v1/report and the status page"
+
 func (s *Server) serve(ln net.Listener) error {
 	addr := ln.Addr().String()
 	path := s.opts.WebConfigFile
 	if path == "" {
-		s.log.Info("serving", "address", addr, "tls", false, "basic_auth", false)
+		s.log.Info(servingMsg, "listen", addr, "tls", false, "basic_auth", false)
 		return s.srv.Serve(ln)
 	}
 	c, err := loadWebConfig(path)
@@ -38,7 +41,7 @@ func (s *Server) serve(ln net.Listener) error {
 	}
 	s.srv.Handler = wh
 	if !c.TLSConfig.IsEnabled() {
-		s.log.Info("serving", "address", addr, "tls", false, "basic_auth", len(c.Users) > 0)
+		s.log.Info(servingMsg, "listen", addr, "tls", false, "basic_auth", len(c.Users) > 0)
 		return s.srv.Serve(ln)
 	}
 	tc, err := toolkit.ConfigToTLSConfig(&c.TLSConfig)
@@ -68,7 +71,7 @@ func (s *Server) serve(ln net.Listener) error {
 		return tc, nil
 	}
 	s.srv.TLSConfig = tc
-	s.log.Info("serving", "address", addr, "tls", true, "http2", http2, "basic_auth", len(c.Users) > 0)
+	s.log.Info(servingMsg, "listen", addr, "tls", true, "http2", http2, "basic_auth", len(c.Users) > 0)
 	return s.srv.ServeTLS(ln, "", "")
 }
 

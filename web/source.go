@@ -6,7 +6,7 @@ import (
 )
 
 // Source is what the server reads besides the metrics: the report for /api/v1/report and the
-// minimal page, the ingestion status for /-/ready (unless ServerOptions.Ready replaces it).
+// minimal page, the ingestion status for /-/ready.
 // Each request calls it on its own goroutine while the pipeline keeps applying entries, so
 // implementations must be safe for concurrent use, and each call must return a copy the server
 // may keep and change (the report filter edits Series in place). The server calls it only while

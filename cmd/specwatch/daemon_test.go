@@ -214,10 +214,11 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 			return v == n
 		}
 	}
-	j.Write(unit, "python3", decodeLine(1)) // a new series at level info: no debug line
+	j.Write(unit, "python3", decodeLine(1)) // a new series and a cursor save at level info: no debug line
 	j.Sync()
 	eventually(t, "the first line applied", matched(1))
-	if strings.Contains(p.logs(), `"new series"`) {
+	eventually(t, "the new series logged at info", func() bool { return strings.Contains(p.logs(), `"series appeared"`) })
+	if strings.Contains(p.logs(), `"level":"debug"`) {
 		t.Fatalf("a debug line at level info:\n%s", p.logs())
 	}
 	write("log:\n  level: debug\n")
@@ -226,8 +227,8 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 	j.Write("vllm.service", "python3", decodeLine(2)) // another unit: another series
 	j.Sync()
 	eventually(t, "the second line applied", matched(2))
-	eventually(t, "the pipeline's debug line", func() bool {
-		return strings.Contains(p.logs(), `"level":"debug"`) && strings.Contains(p.logs(), `"unit":"vllm.service"`)
+	eventually(t, "the pipeline's debug line (its cursor save)", func() bool {
+		return strings.Contains(p.logs(), `"level":"debug"`) && strings.Contains(p.logs(), `"saved the journal cursor"`)
 	})
 }
 

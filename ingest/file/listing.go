@@ -52,11 +52,14 @@ func (s *Source) paths() (names []string, changed bool) {
 			continue // validated by config
 		}
 		fresh = fresh || again
+		n := 0
 		for _, p := range m {
 			if !slices.ContainsFunc(compressed, func(sfx string) bool { return strings.HasSuffix(p, sfx) }) {
 				out = append(out, p)
+				n++
 			}
 		}
+		s.globChecked(g, n)
 	}
 	if !fresh && s.lastPaths != nil {
 		return s.lastPaths, false // no directory changed: the same names, without sorting them again

@@ -63,7 +63,15 @@ func (s *Source) scan(now time.Time) {
 			// read from its start either way.
 			continue
 		}
+		if !s.due(path, now) {
+			continue // could not be opened: retried with backoff (health.go)
+		}
 		fresh = append(fresh, found{path, fi, key})
+	}
+	for path := range s.failing {
+		if _, ok := slices.BinarySearch(names, path); !ok {
+			delete(s.failing, path) // gone from the globs: nothing left to retry
+		}
 	}
 	for key := range s.skipped {
 		if !seen[key] {
@@ -109,6 +117,7 @@ func (s *Source) scan(now time.Time) {
 		return false
 	})
 	s.bound(nil)
+	s.health()
 }
 
 func keyOf(fi os.FileInfo, path string) devKey {
@@ -182,11 +191,12 @@ func (s *Source) add(fd found, first bool, now time.Time) {
 		s.skipped[fd.key] = fd.path
 		return
 	}
-	f, fi, err := openFile(fd.path)
+	f, fi, err := s.o.Open(fd.path)
 	if err != nil {
-		s.o.Warn("cannot open a log file; will retry", fd.path, err)
+		s.openFailed(fd.path, err, now)
 		return
 	}
+	s.openedAgain(fd.path, now)
 	key := keyOf(fi, fd.path)
 	if key != fd.key || s.byKey[key] != nil {
 		f.Close() // replaced between the stat and the open: the next scan sees the new one

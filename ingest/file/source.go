@@ -57,6 +57,17 @@ type Options struct {
 	Wait func(time.Duration)
 	// Warn reports a file that could not be followed; nil discards.
 	Warn func(msg string, path string, err error)
+	// Event hears of the changes an operator should know about: a glob matching nothing, a
+	// file that cannot be opened (retried with backoff), the source able to read nothing;
+	// nil discards.
+	Event func(Event)
+	// Failed is called for every failed attempt to open a file or list a glob's directory,
+	// with its Reason (the events are rate-limited, this is not); nil discards.
+	Failed func(reason string)
+	// Open opens a file to follow; nil means readfile.OpenRegular. Probe lists a glob's
+	// directory (probeDir when nil). Tests inject failures (EACCES as root) through them.
+	Open  func(path string) (*os.File, os.FileInfo, error)
+	Probe func(dir string) error
 	// Note reports each decision about a file (found and where it starts, truncated, a copy
 	// resumed, dropped), for debug logs; nil discards.
 	Note func(msg string, path string, offset int64)
@@ -118,6 +129,11 @@ type Source struct {
 	cursor     []byte
 	host       []byte
 	taken      int64 // Bad+Cut handed to TakeUnreadable
+
+	failing       map[string]*failing  // files that could not be opened, by name (health.go)
+	globs         map[string]globState // whether each glob matched at the last scan
+	healthChecked bool
+	why           string // why the source can read nothing; "" when it can
 }
 
 type devKey struct{ dev, ino uint64 }
@@ -153,9 +169,15 @@ func New(o Options) *Source {
 	if o.Note == nil {
 		o.Note = func(string, string, int64) {}
 	}
+	if o.Open == nil {
+		o.Open = openFile
+	}
+	if o.Probe == nil {
+		o.Probe = probeDir
+	}
 	s := &Source{o: o, now: o.Now, byKey: map[devKey]*tail{}, skipped: map[devKey]string{}, saved: o.Positions,
 		seen: map[devKey]bool{}, rest: map[string]devKey{}, listings: map[string]*listing{},
-		deleted: map[string]time.Time{}}
+		deleted: map[string]time.Time{}, failing: map[string]*failing{}, globs: map[string]globState{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

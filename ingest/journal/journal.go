@@ -28,7 +28,8 @@ type Options struct {
 	// --namespace): its <machine-id>.<namespace> directories, of the local journal or of Dir;
 	// "*" reads every namespace. Empty reads the default namespace only.
 	Namespace string
-	// Units match _SYSTEMD_UNIT; Identifiers match SYSLOG_IDENTIFIER. An entry matching any
+	// Units match _SYSTEMD_UNIT, completed as `journalctl -u` completes them (MangleUnit:
+	// "sglang" is "sglang.service"); Identifiers match SYSLOG_IDENTIFIER. An entry matching any
 	// of them, in either list, is read; with both lists empty every entry is.
 	Units       []string
 	Identifiers []string
@@ -179,7 +180,7 @@ func (o *Options) validate() error {
 
 // backendOptions is what every backend reads of o.
 func (o *Options) backendOptions() backend.Options {
-	b := backend.Options{Dir: o.Dir, Namespace: o.Namespace, Units: o.Units, Identifiers: o.Identifiers, Containers: o.Containers, NoFollow: o.NoFollow, Warn: o.Warn}
+	b := backend.Options{Dir: o.Dir, Namespace: o.Namespace, Units: mangleUnits(o.Units), Identifiers: o.Identifiers, Containers: o.Containers, NoFollow: o.NoFollow, Warn: o.Warn}
 	b.Cursor, b.Head, b.Since = o.Start.cursor, o.Start.at == head, o.Start.since
 	return b
 }

@@ -148,7 +148,7 @@ func (d *Daemon) Addr() string {
 	return d.addr
 }
 
-// servingAddress finds the address of the first "serving" line logged at or after offset.
+// servingAddress finds the address of the first "serving …" line logged at or after offset.
 func servingAddress(path string, offset int64) (string, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -163,9 +163,9 @@ func servingAddress(path string, offset int64) (string, bool) {
 	for sc.Scan() {
 		var l struct {
 			Message string `json:"message"`
-			Address string `json:"address"`
+			Address string `json:"listen"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Message == "serving" && l.Address != "" {
+		if json.Unmarshal(sc.Bytes(), &l) == nil && strings.HasPrefix(l.Message, "serving") && l.Address != "" {
 			return l.Address, true
 		}
 	}
