@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/specwatch/specwatch/config"
+	"github.com/specwatch/specwatch/daemon"
 	"github.com/specwatch/specwatch/internal/testkit/testproc"
 )
 
@@ -60,12 +64,69 @@ func TestRunningDemoMetricsPassPromtool(t *testing.T) {
 			t.Errorf("demo: %v", err)
 		}
 	}()
-	want := []string{"specwatch_commit_length_tokens{", "specwatch_committed_tokens_total{", "specwatch_verify_steps_total{",
-		"specwatch_scrape_samples_total{", "specwatch_scrape_resets_total{", "specwatch_step_duration_seconds_bucket{"}
+	promtoolClean(t, promtool, func() []byte { return scrapeOnce(t, out.String()) },
+		"specwatch_commit_length_tokens{", "specwatch_committed_tokens_total{", "specwatch_verify_steps_total{",
+		"specwatch_scrape_samples_total{", "specwatch_scrape_resets_total{", "specwatch_step_duration_seconds_bucket{")
+}
+
+// TestRunningDaemonMetricsPassPromtool is the same for `run` as its command builds it
+// (daemon.New, Daemon.Run): following a log file, into which the tour's log is written once
+// it runs, and scraping the simulated vLLM engine, so that /metrics has the file follower's
+// families beside the series' and the scrape's.
+func TestRunningDaemonMetricsPassPromtool(t *testing.T) {
+	promtool := testproc.NeedBinary(t, "promtool", "prometheus")
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "engine.log")
+	if err := os.WriteFile(logPath, nil, 0o600); err != nil { // empty: read from its start
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Listen, cfg.StateDir, cfg.Files = "127.0.0.1:0", filepath.Join(dir, "state"), []string{logPath}
+	stopMetrics, err := StartMetrics(&cfg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopMetrics()
+	d, err := daemon.New(daemon.Options{Config: cfg, Log: zerolog.Nop(), Live: true, Follow: true, Title: "specwatch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	sc, _ := Find("tour")
+	src := sc.Log()
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, src); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	f.Close()
+	url := "http://" + d.Addr() + "/metrics"
+	promtoolClean(t, promtool, func() []byte { return scrapeOnce(t, url) },
+		"specwatch_commit_length_tokens{", "specwatch_committed_tokens_total{", "specwatch_verify_steps_total{",
+		"specwatch_scrape_samples_total{", "specwatch_scrape_resets_total{", "specwatch_file_read_bytes_total ",
+		"specwatch_step_duration_seconds_bucket{")
+}
+
+// promtoolClean scrapes until every wanted line start is there (2 minutes at most), then
+// pipes the scrape to promtool check metrics, which must print nothing.
+func promtoolClean(t *testing.T, promtool string, scrape func() []byte, want ...string) {
+	t.Helper()
 	var body []byte
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		body = scrapeOnce(t, out.String())
+		body = scrape()
 		missing := ""
 		for _, w := range want {
 			if !bytes.Contains(body, []byte("\n"+w)) {
@@ -77,7 +138,7 @@ func TestRunningDemoMetricsPassPromtool(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("demo /metrics still lacks %s after 2 minutes:\n%s", missing, body)
+			t.Fatalf("/metrics still lacks %s after 2 minutes:\n%s", missing, body)
 		}
 		time.Sleep(200 * time.Millisecond) // polling a condition with a deadline, not racing
 	}
@@ -86,15 +147,15 @@ func TestRunningDemoMetricsPassPromtool(t *testing.T) {
 	var lint bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &lint, &lint
 	if err := cmd.Run(); err != nil || lint.Len() > 0 {
-		t.Errorf("promtool check metrics on the running demo's /metrics: %v\n%s", err, lint.String())
+		t.Errorf("promtool check metrics: %v\n%s", err, lint.String())
 	}
 }
 
-// scrapeOnce GETs the /metrics address the demo printed, or returns nil while it has printed
-// none or the server does not answer yet.
-func scrapeOnce(t *testing.T, banner string) []byte {
+// scrapeOnce GETs the first /metrics address in text (the demo's banner, or the address
+// itself), or returns nil while there is none or the server does not answer yet.
+func scrapeOnce(t *testing.T, text string) []byte {
 	t.Helper()
-	u := metricsURL.FindString(banner)
+	u := metricsURL.FindString(text)
 	if u == "" {
 		return nil
 	}
