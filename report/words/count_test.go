@@ -36,3 +36,13 @@ func TestDetailSingular(t *testing.T) {
 		t.Errorf("Count: %q", got)
 	}
 }
+
+// TestNoFitSingular: a decode log interval of one step is singular too.
+func TestNoFitSingular(t *testing.T) {
+	got := noFit(&schema.NoFit{N: 3, Warmup: 20, Interval: 1, Lines: 41, AfterIdle: 40, Untrusted: 1})
+	for _, want := range []string{"Of 41 decode lines, 40 came after", "(context growth ≠ 1 step × commit length"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func noFit(a *schema.NoFit) string {
 	}
 	msg += sprintf(" Of %s, %s.", Count(a.Lines, "decode line"), strings.Join(why, ", "))
 	if a.Untrusted > 0 {
-		msg += sprintf(" No line continued the one before it (context growth ≠ %d steps × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", a.Interval, a.Interval)
+		msg += sprintf(" No line continued the one before it (context growth ≠ %s × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", Count(int64(a.Interval), "step"), a.Interval)
 	}
 	return msg
 }
