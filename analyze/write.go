@@ -34,7 +34,7 @@ func (a *Analysis) Write(w io.Writer, format string, page report.PageOptions) er
 	case "json":
 		return report.WriteJSON(w, a.Report(), report.JSONOptions{Indent: "  "})
 	case "text":
-		return report.WriteText(w, a.Report())
+		return report.WriteTextWith(w, a.Report(), report.TextOptions{Color: page.Color})
 	}
 	return fmt.Errorf("report format %q: want text, json or html", format)
 }

@@ -112,6 +112,8 @@ func (c *collector) series(ch chan<- prometheus.Metric, s *model.SeriesSnapshot,
 	for k := 1; k < len(s.Samples); k++ {
 		emit(d.samples, prometheus.CounterValue, float64(s.Samples[k]), true, p.kinds[k])
 	}
+	emit(d.committedTokens, prometheus.CounterValue, s.CommittedTokens, s.HasCommitCounts, p.base)
+	emit(d.verifySteps, prometheus.CounterValue, s.VerifySteps, s.HasCommitCounts, p.base)
 	return slab
 }
 

@@ -18,6 +18,7 @@ type descs struct {
 	forecast, attribution                                *prometheus.Desc
 	acceptByPos                                          *prometheus.Desc
 	anomalyActive, lastSample, samples, anomalies        *prometheus.Desc
+	committedTokens, verifySteps                         *prometheus.Desc
 	detectorArmed, detectorWarmup                        *prometheus.Desc
 	clockOffset                                          *prometheus.Desc
 	journalLag, lines, dropped, cursorFailures           *prometheus.Desc
@@ -77,6 +78,10 @@ func newDescs() *descs {
 		samples: per("specwatch_samples_total",
 			"Samples applied to the series, by line kind (decode, spec, prefill, event).",
 			"kind"),
+		committedTokens: per("specwatch_committed_tokens_total",
+			"Tokens committed in the verify steps counted in specwatch_verify_steps_total: rate(specwatch_committed_tokens_total) / rate(specwatch_verify_steps_total) is the mean commit length over the range."),
+		verifySteps: per("specwatch_verify_steps_total",
+			"Verify steps (drafts, per request) behind the commit lengths whose steps the engine states (vLLM, llama.cpp requests, TensorRT-LLM iteration stats; SGLang's decode line as its interval x running requests)."),
 		anomalies: per("specwatch_anomalies_total",
 			"Anomaly episodes raised on the series, by kind.",
 			"kind"),
@@ -98,7 +103,7 @@ func newDescs() *descs {
 func (d *descs) describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.commit, d.acceptRate, d.depth, d.context, d.kvUsage, d.running, d.step, d.tps, d.fitKV,
 		d.fitA, d.fitB, d.predTPS, d.forecast, d.attribution, d.anomalyActive, d.detectorArmed, d.detectorWarmup, d.lastSample, d.clockOffset, d.samples,
-		d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
+		d.committedTokens, d.verifySteps, d.anomalies, d.journalLag, d.lines, d.dropped, d.cursorFailures} {
 		ch <- x
 	}
 }

@@ -40,10 +40,10 @@ func (s *sample) Write(out *dto.Metric) error {
 
 var snapshotShape model.SeriesSnapshot
 
-// maxPerSeries bounds the metrics one series emits: 11 gauges, the forecast, 3 attribution
-// factors, 2 per anomaly kind, 2 per warm-up detector and the sample kinds. It sizes the
-// per-scrape slab.
-const maxPerSeries = 11 + len(snapshotShape.Forecast) + len(snapshotShape.PerPos) + 3 + 2*int(model.NumAnomalyKinds) +
+// maxPerSeries bounds the metrics one series emits: 11 gauges, the 2 commit counters, the
+// forecast, 3 attribution factors, 2 per anomaly kind, 2 per warm-up detector and the sample
+// kinds. It sizes the per-scrape slab.
+const maxPerSeries = 11 + 2 + len(snapshotShape.Forecast) + len(snapshotShape.PerPos) + 3 + 2*int(model.NumAnomalyKinds) +
 	2*model.NumReadiness + len(snapshotShape.Samples)
 
 // seriesPairs are one series' label pairs, sorted by name as client_golang wants them, built

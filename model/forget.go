@@ -15,5 +15,6 @@ func (m *Set) ForgetCounts() {
 	for _, se := range m.order {
 		se.kindCount = [schema.NumSampleKinds]int64{}
 		se.raised = [NumAnomalyKinds]int64{}
+		se.committed.tokens, se.committed.steps = 0, 0 // still exported: rate() sees a reset
 	}
 }

@@ -65,7 +65,7 @@ func TestLlamaCppFusion(t *testing.T) {
 		if s.PerPosition == nil || len(s.PerPosition.Acceptance) != 2 || s.PerPosition.Acceptance[0] != 0.6 {
 			t.Errorf("scrape first %v: per position %+v", scrapeFirst, s.PerPosition)
 		}
-		if len(s.Events) != 1 || !strings.Contains(s.Explanation, "restarted 1 time(s)") || !strings.Contains(s.Explanation, "it logged its start-up") {
+		if len(s.Events) != 1 || !strings.Contains(s.Explanation, "restarted 1 time") || !strings.Contains(s.Explanation, "it logged its start-up") {
 			t.Errorf("scrape first %v: events %+v, explanation %q", scrapeFirst, s.Events, s.Explanation)
 		}
 	}

@@ -29,6 +29,7 @@ func (se *Series) request(s *sample.Sample) {
 		// clears stuck.
 		st := stuckTest{judge: hasDr && drafted > 0, running: running, requests: true}
 		if se.commitSample(srcDecode, s.Time, commit, st) {
+			se.countCommit(s, commit, running)
 			if steps, ok := s.Get(sample.Steps); ok && steps > 0 {
 				se.pooledTok += commit * steps
 				se.pooledSteps += steps

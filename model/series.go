@@ -43,7 +43,8 @@ type Series struct {
 	// pooledTok / pooledSteps is commit length per verify step over the samples that state
 	// their steps (llama.cpp requests), beside commitQ's mean per sample.
 	pooledTok, pooledSteps float64
-	perRequest             bool // fed per-request samples (request.go)
+	perRequest             bool         // fed per-request samples (request.go)
+	committed              commitCounts // committed tokens and verify steps, for the exporter (commitcount.go)
 
 	fit estimate.RLS
 	ref estimate.TheilSen
@@ -227,7 +228,9 @@ func (se *Series) decode(s *sample.Sample) {
 		if !hasRunning {
 			st.running = se.cur.running // the latest decode point's
 		}
-		se.commitSample(src, s.Time, commit, st)
+		if se.commitSample(src, s.Time, commit, st) {
+			se.countCommit(s, commit, running)
+		}
 	}
 	if v, ok := s.Get(sample.AcceptRate); ok && accepts {
 		se.cur.acceptRate, se.cur.has = v, se.cur.has|curAcceptRate

@@ -63,6 +63,7 @@ func (se *Series) snapshotInto(s *SeriesSnapshot) {
 	s.Raised = se.raised
 	s.Samples = se.kindCount
 	s.Points = se.points
+	s.CommittedTokens, s.VerifySteps, s.HasCommitCounts = se.committed.tokens, se.committed.steps, se.committed.seen
 	s.NPos = copy(s.PerPos[:], se.pos.Acceptance(s.PerPos[:0])) // within the exporter's array
 }
 

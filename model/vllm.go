@@ -85,6 +85,7 @@ func (se *Series) spec(s *sample.Sample) {
 		se.short.Update(s.Time, commit)
 		se.long.Update(s.Time, commit)
 		se.acceptance(s.Time, commit)
+		se.countCommit(s, commit, se.cur.running)
 	}
 	if hasAcc && hasDr && drafted > 0 && accepts {
 		c := commit

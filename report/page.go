@@ -25,6 +25,9 @@ type PageOptions struct {
 	Refresh time.Duration // 0: none; >0: <meta http-equiv="refresh"> (live status page)
 	Now     time.Time     // shown as "generated at"; injected so output is reproducible
 	Version string
+	// Color is the text format's TextOptions.Color where one call writes any format
+	// (analyze.Write); the page ignores it. The caller decides (UseColor).
+	Color bool
 }
 
 // WritePage writes a self-contained HTML report of r: input accounting, active anomalies, and
@@ -131,6 +134,7 @@ func buildPage(r model.Report, plots []model.SeriesPlot, opts PageOptions) pageV
 		}
 		v.Series = append(v.Series, sv)
 	}
+	anomalousFirst(&v)
 	// The most severe first, then the oldest: what to look at before anything else.
 	order := func(a, b anomalyRow) int {
 		return cmp.Or(cmp.Compare(a.sev, b.sev), a.start.Compare(b.start), cmp.Compare(a.Anchor, b.Anchor))
@@ -139,6 +143,28 @@ func buildPage(r model.Report, plots []model.SeriesPlot, opts PageOptions) pageV
 	slices.SortStableFunc(v.Past, func(a, b anomalyRow) int { return a.start.Compare(b.start) })
 	v.Past, v.PastMore = latest(v.Past)
 	return v
+}
+
+// anomalousFirst puts the ANOMALOUS series first in the index and the cards, each group in the
+// report's order. Anchors stay the report's (s1 is the report's first series), so links from
+// the anomaly lists and from outside keep pointing at the same card.
+func anomalousFirst(v *pageView) {
+	idx := make([]int, len(v.Series))
+	for i := range idx {
+		idx[i] = i
+	}
+	first := func(i int) int {
+		if v.reports[i].Verdict == "anomalous" {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(first(a), first(b)) })
+	series, plots, reports := make([]seriesView, len(idx)), make([]*model.SeriesPlot, len(idx)), make([]model.SeriesReport, len(idx))
+	for to, from := range idx {
+		series[to], plots[to], reports[to] = v.Series[from], v.plots[from], v.reports[from]
+	}
+	v.Series, v.plots, v.reports = series, plots, reports
 }
 
 // maxListed bounds a list of ended episodes: a flapping detector on a live page must not bury

@@ -67,7 +67,7 @@ func buildSeries(sr *model.SeriesReport, anchor string) seriesView {
 	}
 	v.Span = "no samples yet"
 	if sr.Samples > 0 {
-		v.Span = numfmt.Thousands(sr.Samples) + " samples · " + numfmt.Time(sr.First) + " → " + numfmt.Clock(sr.Last, sr.First) +
+		v.Span = countOf(sr.Samples, "sample") + " · " + numfmt.Time(sr.First) + " → " + numfmt.Clock(sr.Last, sr.First) +
 			" · " + numfmt.Dur(sr.Last.Sub(sr.First))
 	}
 	v.Figures = figures(sr, kv)
@@ -104,6 +104,13 @@ func addPlots(v *seriesView, sr *model.SeriesReport, p *model.SeriesPlot) {
 	}
 	if p != nil && len(p.Points) > 0 {
 		plotSeries(v, p, kv)
+	}
+	if w := fitWarning(sr.StepModel, kv); w != "" {
+		for i := range v.Scatter.Legend {
+			if v.Scatter.Legend[i].Class == "fit" {
+				v.Scatter.Legend[i].Text += " — " + w
+			}
+		}
 	}
 }
 
@@ -223,13 +230,16 @@ func figures(sr *model.SeriesReport, kv bool) []tile {
 			per = "per 1 % KV cache"
 			t.Value = numfmt.Fixed(m.FixedMS, 1) + " ms + " + numfmt.Fixed(b, 3) + " ms"
 		}
-		t.Sub = "b " + per + " · R² " + numfmt.Fixed(m.R2, 2) + " · " + numfmt.Thousands(int64(m.N)) + " samples"
+		t.Sub = "b " + per + " · R² " + numfmt.Fixed(m.R2, 2) + " · " + countOf(int64(m.N), "sample")
 		if m.MSPerDraftToken != 0 {
 			t.Label = "step model, a + b · context + c · draft tokens"
 			t.Sub = "c " + numfmt.Fixed(m.MSPerDraftToken, 2) + " ms per draft token · " + t.Sub
 		}
 		if m.RefFixedMS != 0 || ref != 0 {
 			t.Sub += " · robust reference " + numfmt.Fixed(m.RefFixedMS, 1) + " + " + numfmt.Fixed(ref, 2)
+		}
+		if w := fitWarning(m, kv); w != "" {
+			t.Sub, t.Class = w+" · "+t.Sub, "bad"
 		}
 	}
 	return append(out, t)

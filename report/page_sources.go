@@ -84,7 +84,7 @@ func readinessLine(rs []model.Readiness) string {
 	var parts []string
 	for _, r := range rs {
 		if !r.Armed {
-			parts = append(parts, r.Detector+" warming up ("+numfmt.Thousands(int64(r.NeedsSamples))+" more samples)")
+			parts = append(parts, r.Detector+" warming up ("+countOf(int64(r.NeedsSamples), "more sample")+")")
 		}
 	}
 	if len(parts) == 0 {

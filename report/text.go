@@ -11,24 +11,35 @@ import (
 	"github.com/specwatch/specwatch/report/words"
 )
 
-// WriteText prints the report for a person at a terminal: the input accounting first (so a
-// format change is never silent), then one block per series.
-func WriteText(w io.Writer, r model.Report) error {
+// TextOptions configure WriteTextWith.
+type TextOptions struct {
+	// Color marks the verdicts, anomalies and unreliable fits with ANSI colours. The caller
+	// decides, for a terminal (UseColor); the words are the same either way.
+	Color bool
+}
+
+// WriteText prints the report for a person at a terminal, without colours: the input
+// accounting first (so a format change is never silent), then one block per series.
+func WriteText(w io.Writer, r model.Report) error { return WriteTextWith(w, r, TextOptions{}) }
+
+// WriteTextWith is WriteText with options.
+func WriteTextWith(w io.Writer, r model.Report, o TextOptions) error {
 	words.Fill(&r)
 	bw := bufio.NewWriter(w)
+	c := colors{on: o.Color}
 	in := r.Input
-	fmt.Fprintf(bw, "input: %d lines, %d samples, %d ignored, %d malformed", in.Lines, in.Samples, in.Ignored, in.Malformed)
+	fmt.Fprintf(bw, "input: %s, %s, %d ignored, %d malformed", words.Count(in.Lines, "line"), words.Count(in.Samples, "sample"), in.Ignored, in.Malformed)
 	if in.Unreadable > 0 {
-		fmt.Fprintf(bw, ", %d unreadable records", in.Unreadable)
+		fmt.Fprintf(bw, ", %s", words.Count(in.Unreadable, "unreadable record"))
 	}
 	if in.OutOfRange > 0 {
-		fmt.Fprintf(bw, ", %d samples outside --since/--until", in.OutOfRange)
+		fmt.Fprintf(bw, ", %s outside --since/--until", words.Count(in.OutOfRange, "sample"))
 	}
 	if in.Dropped > 0 {
-		fmt.Fprintf(bw, ", %d samples dropped past the series cap", in.Dropped)
+		fmt.Fprintf(bw, ", %s dropped past the series cap", words.Count(in.Dropped, "sample"))
 	}
 	if in.DamagedInputs > 0 {
-		fmt.Fprintf(bw, ", %d damaged inputs read as far as they decoded", in.DamagedInputs)
+		fmt.Fprintf(bw, ", %s read as far as they decoded", words.Count(in.DamagedInputs, "damaged input"))
 	}
 	fmt.Fprintf(bw, "\n")
 	if len(r.Series) == 0 {
@@ -36,13 +47,14 @@ func WriteText(w io.Writer, r model.Report) error {
 	}
 	for _, s := range r.Series {
 		l := s.Labels
-		fmt.Fprintf(bw, "\n%s", l.Engine)
+		fmt.Fprintf(bw, "\n%s", c.start(bold))
+		fmt.Fprintf(bw, "%s", l.Engine)
 		for _, name := range model.LabelNames[1:] {
 			if v := l.Value(name); v != "" {
 				fmt.Fprintf(bw, "  %s=%s", name, v)
 			}
 		}
-		fmt.Fprintf(bw, "\n  %d samples, %s to %s (%s)\n", s.Samples, s.First.Format(time.DateTime), s.Last.Format(time.DateTime),
+		fmt.Fprintf(bw, "%s\n  %s, %s to %s (%s)\n", c.end(bold), words.Count(s.Samples, "sample"), s.First.Format(time.DateTime), s.Last.Format(time.DateTime),
 			s.Last.Sub(s.First).Round(time.Second))
 		if c := s.CommitLen; c != nil {
 			fmt.Fprintf(bw, "  commit length: mean %.2f", c.Mean)
@@ -53,14 +65,18 @@ func WriteText(w io.Writer, r model.Report) error {
 		}
 		if m := s.StepModel; m != nil {
 			if s.ContextUnit == "kv_percent" {
-				fmt.Fprintf(bw, "  step model: %.1f ms + %.3f ms per 1 %% KV cache (R² %.2f, %d samples)\n", m.FixedMS, m.MSPerKVPercent, m.R2, m.N)
+				fmt.Fprintf(bw, "  step model: %.1f ms + %.3f ms per 1 %% KV cache (R² %.2f, %s)", m.FixedMS, m.MSPerKVPercent, m.R2, words.Count(int64(m.N), "sample"))
 			} else {
 				fmt.Fprintf(bw, "  step model: %.1f ms + %.2f ms per 1k tokens", m.FixedMS, m.MSPer1kToken)
 				if m.MSPerDraftToken != 0 {
 					fmt.Fprintf(bw, " + %.2f ms per draft token (+ %.2f ms per draft token per 1k tokens)", m.MSPerDraftToken, m.MSPerDraftTokenPer1kT)
 				}
-				fmt.Fprintf(bw, " (R² %.2f, %d samples)\n", m.R2, m.N)
+				fmt.Fprintf(bw, " (R² %.2f, %s)", m.R2, words.Count(int64(m.N), "sample"))
 			}
+			if warn := fitWarning(m, s.ContextUnit == "kv_percent"); warn != "" {
+				fmt.Fprintf(bw, " — %s", c.paint(yellow, warn))
+			}
+			fmt.Fprintln(bw)
 		}
 		if t := s.TPS; t != nil && t.PredictedMean > 0 {
 			fmt.Fprintf(bw, "  tok/s: measured mean %.1f, predicted %.1f, mean abs error %.1f %%\n", t.MeasuredMean, t.PredictedMean, 100*t.MAPE)
@@ -83,10 +99,10 @@ func WriteText(w io.Writer, r model.Report) error {
 			if a.End != nil {
 				end = a.End.Format(time.DateTime)
 			}
-			fmt.Fprintf(bw, "  ! %s %s %s → %s: %s\n", a.Severity, a.Kind, a.Start.Format(time.DateTime), end, a.Detail)
+			fmt.Fprintf(bw, "  %s %s → %s: %s\n", c.paint(severityColor(a.Severity), "! "+a.Severity+" "+a.Kind), a.Start.Format(time.DateTime), end, a.Detail)
 		}
 		if s.Verdict != "" {
-			fmt.Fprintf(bw, "  verdict: %s\n  %s\n", strings.ToUpper(s.Verdict), s.Explanation)
+			fmt.Fprintf(bw, "  verdict: %s\n  %s\n", c.paint(verdictColor(s.Verdict), strings.ToUpper(s.Verdict)), s.Explanation)
 		}
 	}
 	return bw.Flush()
@@ -111,7 +127,7 @@ func writeReadinessText(w io.Writer, rs []model.Readiness) {
 		}
 		switch {
 		case !r.Armed:
-			fmt.Fprintf(w, "%s %s warming up (needs %d more samples)", sep, r.Detector, r.NeedsSamples)
+			fmt.Fprintf(w, "%s %s warming up (needs %s)", sep, r.Detector, words.Count(int64(r.NeedsSamples), "more sample"))
 		case r.ArmedAt != nil:
 			fmt.Fprintf(w, "%s %s armed %s", sep, r.Detector, r.ArmedAt.Format(time.DateTime))
 		default:

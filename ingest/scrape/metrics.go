@@ -38,7 +38,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "How long the last scrape of the target took, successful or not."}, []string{"target"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_failures_total",
 			Help: "Scrapes of the target that failed, by reason (http, timeout, size, format)."}, []string{"target", "reason"}),
-		resets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_counter_resets_total",
+		resets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_resets_total",
 			Help: "Times a target's speculative-decoding counters went down (an engine restart): the interval started again."}, []string{"target"}),
 		samples: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "specwatch_scrape_samples_total",
 			Help: "Samples the scrapes of the target gave the model."}, []string{"target"}),

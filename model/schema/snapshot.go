@@ -44,6 +44,11 @@ type SeriesSnapshot struct {
 
 	// Samples counts this series' samples by parse kind (decode, spec, prefill, event).
 	Samples [NumSampleKinds]int64
+	// CommittedTokens and VerifySteps sum the tokens committed and the verify steps behind the
+	// commit lengths whose steps are known (model/commitcount.go): their ratio over a range is
+	// the mean commit length. HasCommitCounts once a sample was counted.
+	CommittedTokens, VerifySteps float64
+	HasCommitCounts              bool
 	// Points counts decode points (step observations) so far; StepSeq changes with each.
 	Points int64
 

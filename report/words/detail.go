@@ -20,11 +20,11 @@ func Detail(e schema.Evidence, kv bool) string {
 	n := &e.N
 	switch e.Code {
 	case schema.CodeStuckSamples, schema.CodeStuckRequests:
-		d := sprintf("commit length %.2f for %d consecutive samples with requests running (%.0f): the drafter contributes nothing",
-			n[0], int64(n[1]), n[2])
+		d := sprintf("commit length %.2f for %s with requests running (%.0f): the drafter contributes nothing",
+			n[0], Count(int64(n[1]), "consecutive sample"), n[2])
 		if e.Code == schema.CodeStuckRequests {
-			d = sprintf("commit length %.2f for %d consecutive requests (%.0f running): the drafter contributes nothing",
-				n[0], int64(n[1]), n[2])
+			d = sprintf("commit length %.2f for %s (%.0f running): the drafter contributes nothing",
+				n[0], Count(int64(n[1]), "consecutive request"), n[2])
 		}
 		if n[3] > 0 {
 			d += sprintf(" (yet accepted depth says %.2f: check the metrics too)", n[3])
@@ -39,19 +39,19 @@ func Detail(e schema.Evidence, kv bool) string {
 	case schema.CodeAcceptedOverDrafted:
 		return sprintf("accepted %.0f draft tokens out of %.0f drafted: more accepted than proposed", n[0], n[1])
 	case schema.CodeCollapse:
-		return sprintf("measured %.1f tok/s is %.0f %% of the %.1f tok/s the model predicts at %s with commit %.2f, for %d samples",
-			n[0], n[1], n[2], ctxPhrase(n[3], kv), n[4], int64(n[5]))
+		return sprintf("measured %.1f tok/s is %.0f %% of the %.1f tok/s the model predicts at %s with commit %.2f, for %s",
+			n[0], n[1], n[2], ctxPhrase(n[3], kv), n[4], Count(int64(n[5]), "sample"))
 	case schema.CodeDropWindows:
-		return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %d windows of %d samples",
-			n[0], n[1], n[2], n[3], int64(n[4]), int64(n[5]))
+		return sprintf("commit length fell to %.2f (window mean) against a baseline of %.2f ± %.2f, %.0f %% lower, sustained for %s of %s",
+			n[0], n[1], n[2], n[3], Count(int64(n[4]), "window"), Count(int64(n[5]), "sample"))
 	case schema.CodeSlowDrift:
-		return sprintf("commit length drifted to %.2f (mean of the last %d samples) against %.2f ± %.2f before the last hour, %.0f %% lower",
-			n[0], int64(n[1]), n[2], n[3], n[4])
+		return sprintf("commit length drifted to %.2f (mean of the last %s) against %.2f ± %.2f before the last hour, %.0f %% lower",
+			n[0], Count(int64(n[1]), "sample"), n[2], n[3], n[4])
 	case schema.CodeRegression:
-		return sprintf("steps are %.0f %% slower than the model predicts at %s (%.1f ms expected, fit %.1f ms + %.2f ms per %s), sustained for %d windows",
-			n[0], ctxPhrase(n[1], kv), n[2], n[3], n[4], perUnit(kv), int64(n[5]))
+		return sprintf("steps are %.0f %% slower than the model predicts at %s (%.1f ms expected, fit %.1f ms + %.2f ms per %s), sustained for %s",
+			n[0], ctxPhrase(n[1], kv), n[2], n[3], n[4], perUnit(kv), Count(int64(n[5]), "window"))
 	case schema.CodeFormatDrift:
-		return sprintf("%d of the last %d lines with an engine marker did not parse: the engine's log format has changed", int64(n[0]), int64(n[1]))
+		return sprintf("%d of the last %s with an engine marker did not parse: the engine's log format has changed", int64(n[0]), Count(int64(n[1]), "line"))
 	case schema.CodeStale:
 		return sprintf("no statistics for %s while the unit keeps logging (last sample %s)",
 			time.Duration(n[0]).Round(time.Second), dateTime(e.T[0]))
@@ -66,8 +66,8 @@ func Detail(e schema.Evidence, kv bool) string {
 	case schema.CodeRestartFine:
 		return sprintf("The engine restarted at %s; after it, %s: no regression.", dateTime(e.T[0]), restartChange(n))
 	case schema.CodeSpecOff:
-		return sprintf("no drafts for %s at %d running requests, a batch size it drafted at before: speculation switched off (%s); tokens per step fell to 1",
-			time.Duration(n[0]), int64(n[1]), specCause(n))
+		return sprintf("no drafts for %s at %s, a batch size it drafted at before: speculation switched off (%s); tokens per step fell to 1",
+			time.Duration(n[0]), Count(int64(n[1]), "running request"), specCause(n))
 	case schema.CodeRestartCounters:
 		return "the engine's counters went back: it restarted (or its counters were cleared); the interval across it is not counted"
 	case schema.CodeRestartLogged:
@@ -75,11 +75,11 @@ func Detail(e schema.Evidence, kv bool) string {
 	case schema.CodeRestartPublisher:
 		return "the engine's forward-pass publisher started again: it restarted"
 	case schema.CodeSpecOn:
-		return sprintf("speculation on again at %d running requests (off at %d)", int64(n[0]), int64(n[1]))
+		return sprintf("speculation on again at %s (off at %d)", Count(int64(n[0]), "running request"), int64(n[1]))
 	case schema.CodeSpecOffBatch:
-		return sprintf("speculation off at %d running requests (drafting at %d): the engine's policy for this batch size", int64(n[0]), int64(n[1]))
+		return sprintf("speculation off at %s (drafting at %d): the engine's policy for this batch size", Count(int64(n[0]), "running request"), int64(n[1]))
 	case schema.CodeDropWarming:
-		return sprintf("acceptance_drop is still warming up (it needs %d more samples)", int64(n[0]))
+		return sprintf("acceptance_drop is still warming up (it needs %s)", Count(int64(n[0]), "more sample"))
 	case schema.CodeDropArmedLate:
 		return sprintf("acceptance_drop armed at %s, after the baseline window (%s)", dateTime(e.T[0]), dateTime(e.T[1]))
 	}
@@ -90,7 +90,7 @@ func Detail(e schema.Evidence, kv bool) string {
 func restartChange(n *[8]float64) string {
 	var parts []string
 	if n[0] != 0 {
-		parts = append(parts, sprintf("steps %+.0f %% at the contexts it ran before (%d decode points against the old fit)", n[1], int64(n[2])))
+		parts = append(parts, sprintf("steps %+.0f %% at the contexts it ran before (%s against the old fit)", n[1], Count(int64(n[2]), "decode point")))
 	}
 	if n[3] != 0 {
 		parts = append(parts, sprintf("commit length %.2f against %.2f before (%+.0f %%)", n[4], n[5], n[6]))

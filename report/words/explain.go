@@ -32,7 +32,7 @@ func Explain(r *schema.SeriesReport) string {
 	case d.Change == nil && r.CommitLen == nil && r.Samples >= int64(d.Window):
 		b.WriteString(noAcceptance(r.Labels.Engine))
 	case d.Change == nil:
-		b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %d samples).", d.Window))
+		b.WriteString(sprintf("Not enough decode samples for attribution yet (a window is %s).", Count(int64(d.Window), "sample")))
 	default:
 		change(&b, d.Change, kv)
 	}
@@ -48,7 +48,7 @@ func Explain(r *schema.SeriesReport) string {
 		case schema.CodeRestartPublisher:
 			why = "its forward-pass publisher started again"
 		}
-		out = join(out, sprintf("The engine restarted %d time(s), last at %s (%s).", d.Restarts, d.LastRestart.Format(time.RFC3339), why))
+		out = join(out, sprintf("The engine restarted %s, last at %s (%s).", Count(int64(d.Restarts), "time"), d.LastRestart.Format(time.RFC3339), why))
 	}
 	return out
 }
@@ -92,9 +92,9 @@ func noFit(a *schema.NoFit) string {
 	if a.Lines < 2*int64(a.Warmup) || len(why) == 0 {
 		return msg
 	}
-	msg += sprintf(" Of %d decode lines, %s.", a.Lines, strings.Join(why, ", "))
+	msg += sprintf(" Of %s, %s.", Count(a.Lines, "decode line"), strings.Join(why, ", "))
 	if a.Untrusted > 0 {
-		msg += sprintf(" No line continued the one before it (context growth ≠ %d steps × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", a.Interval, a.Interval)
+		msg += sprintf(" No line continued the one before it (context growth ≠ %s × commit length × running requests), so no logging rhythm was learned; set model.decode_log_interval if the engine's --decode-log-interval is not %d.", Count(int64(a.Interval), "step"), a.Interval)
 	}
 	return msg
 }

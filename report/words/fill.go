@@ -45,8 +45,8 @@ func advice(a *schema.PositionAdvice, engine string) string {
 	if k+1 == n {
 		which = sprintf("position %d accepts %s", n, list)
 	}
-	return sprintf("%s %d is too high: %s; %d would commit %.2f of the %.2f tokens per verify step, with %d fewer draft positions to verify (each costs about %.0f %% of a step).",
-		draftOption(engine), n, which, k, a.Kept, a.Commit, n-k, a.Cost*100)
+	return sprintf("%s %d is too high: %s; %d would commit %.2f of the %.2f tokens per verify step, with %s to verify (each costs about %.0f %% of a step).",
+		draftOption(engine), n, which, k, a.Kept, a.Commit, Count(int64(n-k), "fewer draft position"), a.Cost*100)
 }
 
 // rates lists acceptance rates as people read them: "40 %", "40 %, 30 % and 20 %", or a range.

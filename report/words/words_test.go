@@ -90,8 +90,8 @@ func TestExplain(t *testing.T) {
 	Fill(&r)
 	want := "commit_len_stuck since 2026-11-20 09:00:00 (active): commit length 1.00 for 12 consecutive samples with requests running (8): the drafter contributes nothing." +
 		" Not enough decode samples for attribution yet (a window is 30 samples)." +
-		" the draft length 2 is too high: position 2 accepts 5 %; 1 would commit 1.75 of the 1.80 tokens per verify step, with 1 fewer draft positions to verify (each costs about 3 % of a step)." +
-		" The engine restarted 1 time(s), last at 2026-11-20T09:00:00Z (it logged its start-up)."
+		" the draft length 2 is too high: position 2 accepts 5 %; 1 would commit 1.75 of the 1.80 tokens per verify step, with 1 fewer draft position to verify (each costs about 3 % of a step)." +
+		" The engine restarted 1 time, last at 2026-11-20T09:00:00Z (it logged its start-up)."
 	if got := r.Series[0].Explanation; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
