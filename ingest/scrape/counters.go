@@ -219,7 +219,8 @@ func v0Commit(r *reading) (float64, bool) {
 // finishedCommit sets SGLang's commit length from its finished-request counters: tokens
 // generated / verify steps over the requests that finished since the counters last moved. A
 // scrape at which no request finished yields nothing (not a commit length of zero or one), and
-// keeps the interval's start.
+// keeps the interval's start. The verify steps go with it (Steps), so that the series' commit
+// counters add exactly the tokens the engine counted.
 func finishedCommit(p *prev, cur *reading, restarted bool, counts *sample.Sample) {
 	calls, ok1 := cur.get(slotVerifyCalls)
 	gen, ok2 := cur.get(slotReqGenTokens)
@@ -232,6 +233,7 @@ func finishedCommit(p *prev, cur *reading, restarted bool, counts *sample.Sample
 	case calls > p.vCalls:
 		if c := (gen - p.vGen) / (calls - p.vCalls); c >= 1 {
 			counts.Set(sample.Commit, c)
+			counts.Set(sample.Steps, calls-p.vCalls)
 		}
 	default:
 		return // no request finished: the interval goes on

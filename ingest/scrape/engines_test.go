@@ -58,6 +58,7 @@ func TestSGLangVerifyCalls(t *testing.T) {
 	// two requests finished: 400 verify steps, 1,300 tokens
 	d := one(t, scrape(sglangCounters(1400, 4300, 2.0)), sample.KindDecode)
 	near(t, "commit length of the finished requests", d.Value(sample.Commit), 1300.0/400, 1e-9)
+	near(t, "their verify steps", d.Value(sample.Steps), 400, 1e-9)
 	// a restart: an event, no figure, then measured again from the restart
 	got = scrape(sglangCounters(10, 25, 2.0))
 	none(t, got, sample.Commit)
