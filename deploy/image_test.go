@@ -21,6 +21,7 @@ import (
 // default user (non-root, 65532) reading a real journal mounted read-only, with only the
 // journal files' group added, as docs/docker.md says. The daemon must become ready, count the
 // engine lines written to the journal, and save its cursor in the image's state directory.
+// Run with -e NODE_NAME, a file source's series carry that host (not the container's).
 func TestImage(t *testing.T) {
 	p := testpodman.Start(t)
 	j := testjournal.Start(t)
@@ -113,4 +114,47 @@ func TestImage(t *testing.T) {
 		t.Fatalf("after the restart, matched %v lines, want 3 (resumed from the saved cursor)", m)
 	}
 	c.Stop()
+
+	// A file source in the container, run with -e NODE_NAME as docs/docker.md says: its series
+	// are the node's, not the container id's (which is what the host name is in a container).
+	logs := t.TempDir()
+	os.Chmod(logs, 0o755)
+	engineLog := filepath.Join(logs, "engine.log")
+	if err := os.WriteFile(engineLog, append(line(10), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const node = "gpu-node-7"
+	c = p.Start(testpodman.Run{Image: image, Name: p.Name("specwatch-image-file"), Network: "host",
+		Options: []string{"--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+			"-e", "NODE_NAME=" + node, "-v", logs + ":/logs:ro", "-v", p.Volume("specwatch-state-file") + ":/var/lib/specwatch"},
+		Args: []string{"run", "--web.listen-address", addr, "--file", "/logs/engine.log"}})
+	waitFor(c, "/-/ready 200 with a file source", func() bool { code, _ := get("/-/ready"); return code == 200 })
+	f, err := os.OpenFile(engineLog, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 11; n <= 13; n++ {
+		f.Write(append(line(n), '\n'))
+	}
+	f.Close()
+	waitFor(c, "a series of the file", func() bool {
+		_, body := get("/metrics")
+		return strings.Contains(body, "specwatch_samples_total{")
+	})
+	_, body := get("/metrics")
+	if !strings.Contains(body, `host="`+node+`"`) {
+		t.Errorf("the file's series are not labelled host=%q (NODE_NAME):\n%s", node, grepLines(body, "specwatch_samples_total"))
+	}
+	c.Stop()
+}
+
+// grepLines are the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

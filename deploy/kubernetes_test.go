@@ -23,7 +23,7 @@ func TestKubernetesManifests(t *testing.T) {
 
 // TestKubernetesConfig: the ConfigMap's specwatch.yaml passes `specwatch check-config`.
 func TestKubernetesConfig(t *testing.T) {
-	data, err := os.ReadFile(testharness.DeployPath(t, "kubernetes", "configmap.yaml"))
+	data, err := os.ReadFile(testharness.DeployPath(t, "kubernetes", "10-configmap.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,11 +31,11 @@ func TestKubernetesConfig(t *testing.T) {
 		Data map[string]string `yaml:"data"`
 	}
 	if err := yaml.Unmarshal(data, &cm); err != nil {
-		t.Fatalf("configmap.yaml: %v", err)
+		t.Fatalf("10-configmap.yaml: %v", err)
 	}
 	cfg, ok := cm.Data["specwatch.yaml"]
 	if !ok {
-		t.Fatal("configmap.yaml has no specwatch.yaml")
+		t.Fatal("10-configmap.yaml has no specwatch.yaml")
 	}
 	path := filepath.Join(t.TempDir(), "specwatch.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {

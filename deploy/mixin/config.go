@@ -31,7 +31,10 @@ type Config struct {
 	// TargetsLookback: SpecWatchTargetsMissing and SpecWatchPushesStopped consider targets
 	// and pushers seen this recently.
 	TargetsLookback string `yaml:"targetsLookback"`
-	Dashboards      struct {
+	// ReportScheme is the scheme of the report link in alert descriptions
+	// (SCHEME://instance/api/v1/report): http, or https behind a TLS proxy.
+	ReportScheme string `yaml:"reportScheme"`
+	Dashboards   struct {
 		Editable bool   `yaml:"editable"`
 		Refresh  string `yaml:"refresh"`
 	} `yaml:"dashboards"`
@@ -73,6 +76,9 @@ func (c Config) check() error {
 	if c.FileLagBytes <= 0 {
 		return fmt.Errorf("fileLagBytes %d: want > 0", c.FileLagBytes)
 	}
+	if c.ReportScheme != "http" && c.ReportScheme != "https" {
+		return fmt.Errorf("reportScheme %q: want http or https", c.ReportScheme)
+	}
 	for key, v := range map[string]string{"engineLookback": c.EngineLookback, "targetsLookback": c.TargetsLookback, "dashboards.refresh": c.Dashboards.Refresh} {
 		if d, err := model.ParseDuration(v); err != nil || d <= 0 {
 			return fmt.Errorf("%s %q: want a positive Prometheus duration (30s, 6h, 1d)", key, v)
@@ -96,6 +102,7 @@ func (c Config) values() map[string]string {
 		"fileLagBytes":      strconv.FormatInt(c.FileLagBytes, 10),
 		"engineLookback":    c.EngineLookback,
 		"targetsLookback":   c.TargetsLookback,
+		"reportScheme":      c.ReportScheme,
 	}
 }
 

@@ -58,11 +58,16 @@ var labelValuesRE = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-zA-Z
 
 // renderDashboard turns a dashboard source into the shipped dashboard: the scope variables
 // after the data source variable, every query (panel targets, annotations, the source's own
-// variables) matched on them, the config's editable and refresh. Keys come out sorted, two
-// spaces indented, so that a render is byte-stable.
-func renderDashboard(name string, src []byte, c Config) ([]byte, error) {
+// variables) matched on them, the config's editable and refresh. extra are placeholders
+// beside the config's (the anomaly kinds of each severity). Keys come out sorted, two spaces
+// indented, so that a render is byte-stable.
+func renderDashboard(name string, src []byte, c Config, extra map[string]string) ([]byte, error) {
 	// %(key)s in a source query, JSON-escaped (a selector's quotes).
 	vals := map[string]string{}
+	for k, v := range extra {
+		q, _ := json.Marshal(v)
+		vals[k] = string(q[1 : len(q)-1])
+	}
 	for k, v := range c.values() {
 		q, _ := json.Marshal(v)
 		vals[k] = string(q[1 : len(q)-1])

@@ -25,9 +25,12 @@ var outputs = []output{
 }
 
 // renderAll renders every output from the sources in dir with c, and lints the dashboards.
+// The rule files come first: the dashboards count anomalies by the severities of the rendered
+// alerts (severity.go).
 func renderAll(dir string, c Config) (map[string][]byte, error) {
 	res := map[string][]byte{}
 	var findings []string
+	var dashVals map[string]string
 	for _, o := range outputs {
 		src, err := os.ReadFile(filepath.Join(dir, o.src))
 		if err != nil {
@@ -35,7 +38,14 @@ func renderAll(dir string, c Config) (map[string][]byte, error) {
 		}
 		var b []byte
 		if o.dash {
-			b, err = renderDashboard(o.src, src, c)
+			if dashVals == nil {
+				bySeverity, err := anomalySeverities(res["prometheus/specwatch-alerts.yml"])
+				if err != nil {
+					return nil, err
+				}
+				dashVals = severityValues(bySeverity)
+			}
+			b, err = renderDashboard(o.src, src, c, dashVals)
 			if err == nil {
 				for _, f := range lintDashboard(filepath.Base(o.out), b, c) {
 					findings = append(findings, f.String())

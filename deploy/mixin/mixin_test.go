@@ -134,6 +134,7 @@ func TestConfigRejects(t *testing.T) {
 		"lag":      func(c *Config) { c.JournalLagSeconds = 0 },
 		"filelag":  func(c *Config) { c.FileLagBytes = -1 },
 		"lookback": func(c *Config) { c.EngineLookback = "6 hours" },
+		"scheme":   func(c *Config) { c.ReportScheme = "host:9877" },
 	} {
 		bad := c
 		edit(&bad)

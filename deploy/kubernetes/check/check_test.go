@@ -24,9 +24,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// manifests are the files a user applies: `kubectl apply -f deploy/kubernetes/` and,
-// instead of the ServiceMonitor, podmonitor/.
-var manifests = []string{"namespace.yaml", "configmap.yaml", "daemonset.yaml", "service.yaml", "servicemonitor.yaml", "podmonitor/podmonitor.yaml"}
+// manifests are the files a user applies: Kustomization's resources (`kubectl apply -k
+// deploy/kubernetes/`, or `-f`, which takes the same files in name order), then one of the
+// monitors, which need the Prometheus Operator.
+var manifests = []string{"00-namespace.yaml", "10-configmap.yaml", "20-daemonset.yaml", "30-service.yaml", "servicemonitor/servicemonitor.yaml", "podmonitor/podmonitor.yaml"}
 
 type objects struct {
 	ns   *corev1.Namespace
@@ -48,43 +49,49 @@ func decode(t *testing.T) *objects {
 			t.Fatal(err)
 		}
 		for i, doc := range bytes.Split(data, []byte("\n---\n")) {
-			var head struct{ APIVersion, Kind string }
-			if err := yaml.Unmarshal(doc, &head); err != nil {
-				t.Fatalf("%s document %d: %v", name, i, err)
-			}
-			var dst any
-			switch head.APIVersion + " " + head.Kind {
-			case "v1 Namespace":
-				o.ns = &corev1.Namespace{}
-				dst = o.ns
-			case "v1 ConfigMap":
-				o.cm = &corev1.ConfigMap{}
-				dst = o.cm
-			case "apps/v1 DaemonSet":
-				o.ds = &appsv1.DaemonSet{}
-				dst = o.ds
-			case "v1 Service":
-				o.svc = &corev1.Service{}
-				dst = o.svc
-			case "monitoring.coreos.com/v1 ServiceMonitor":
-				o.sm = &monitoringv1.ServiceMonitor{}
-				dst = o.sm
-			case "monitoring.coreos.com/v1 PodMonitor":
-				o.pm = &monitoringv1.PodMonitor{}
-				dst = o.pm
-			default:
-				t.Fatalf("%s document %d: unexpected %s %s", name, i, head.APIVersion, head.Kind)
-			}
-			if err := decodeStrict(doc, dst); err != nil {
-				t.Fatalf("%s document %d (%s): %v", name, i, head.Kind, err)
-			}
-			o.seen = append(o.seen, head.Kind)
+			o.add(t, fmt.Sprintf("%s document %d", name, i), doc)
 		}
 	}
 	if o.ns == nil || o.cm == nil || o.ds == nil || o.svc == nil || o.sm == nil || o.pm == nil {
 		t.Fatalf("manifests hold %v; want a Namespace, ConfigMap, DaemonSet, Service, ServiceMonitor and PodMonitor", o.seen)
 	}
 	return o
+}
+
+// add decodes one YAML document into its typed object, strictly; where names it.
+func (o *objects) add(t *testing.T, where string, doc []byte) {
+	t.Helper()
+	var head struct{ APIVersion, Kind string }
+	if err := yaml.Unmarshal(doc, &head); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	var dst any
+	switch head.APIVersion + " " + head.Kind {
+	case "v1 Namespace":
+		o.ns = &corev1.Namespace{}
+		dst = o.ns
+	case "v1 ConfigMap":
+		o.cm = &corev1.ConfigMap{}
+		dst = o.cm
+	case "apps/v1 DaemonSet":
+		o.ds = &appsv1.DaemonSet{}
+		dst = o.ds
+	case "v1 Service":
+		o.svc = &corev1.Service{}
+		dst = o.svc
+	case "monitoring.coreos.com/v1 ServiceMonitor":
+		o.sm = &monitoringv1.ServiceMonitor{}
+		dst = o.sm
+	case "monitoring.coreos.com/v1 PodMonitor":
+		o.pm = &monitoringv1.PodMonitor{}
+		dst = o.pm
+	default:
+		t.Fatalf("%s: unexpected %s %s", where, head.APIVersion, head.Kind)
+	}
+	if err := decodeStrict(doc, dst); err != nil {
+		t.Fatalf("%s (%s): %v", where, head.Kind, err)
+	}
+	o.seen = append(o.seen, head.Kind)
 }
 
 func TestManifestsDecodeStrictly(t *testing.T) {
@@ -183,6 +190,29 @@ func TestDaemonSet(t *testing.T) {
 			t.Errorf("host path %s: mount %+v, want it read-only at the same path", p, m)
 		}
 	}
+	// The journal directories are mounted as they are, never created: journald with
+	// Storage=auto turns a volatile journal persistent once /var/log/journal exists.
+	for _, v := range spec.Volumes {
+		if v.HostPath == nil || !strings.Contains(v.HostPath.Path, "/log/journal") {
+			continue
+		}
+		if typ := v.HostPath.Type; typ == nil || *typ != corev1.HostPathDirectory {
+			t.Errorf("host path %s: type %q, want Directory (DirectoryOrCreate or an unset type creates it)", v.HostPath.Path, ptrString(typ))
+		}
+	}
+
+	// NODE_NAME names the node for file, scrape and forward-pass series (their host label);
+	// without it the host is the pod's name.
+	nodeName := false
+	for _, e := range c.Env {
+		if e.Name == "NODE_NAME" {
+			nodeName = e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "spec.nodeName" && e.Value == ""
+		}
+	}
+	if !nodeName {
+		t.Errorf("env %+v: want NODE_NAME from fieldRef spec.nodeName", c.Env)
+	}
+
 	if _, ok := mounted["/var/lib/specwatch"]; !ok {
 		t.Error("the state directory (the cursor) is not on the host: a new pod would start at the journal's tail")
 	}
@@ -266,4 +296,11 @@ func metaSelector(m map[string]string) (labels.Selector, error) {
 		return nil, fmt.Errorf("empty selector")
 	}
 	return labels.SelectorFromSet(m), nil
+}
+
+func ptrString[T ~string](p *T) string {
+	if p == nil {
+		return "(unset)"
+	}
+	return string(*p)
 }

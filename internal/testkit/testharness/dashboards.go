@@ -48,11 +48,12 @@ var grafanaVars = strings.NewReplacer(
 var labelValuesRE = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$`)
 
 // mayBeEmptyRE: queries that legitimately return nothing on a healthy demo: open anomalies and
-// firing alerts, accepted depth (custom builds only), the accept rate (not every engine logs
-// it), the queries of vLLM's KV cache figures alone (no data where no vLLM runs; the
+// firing alerts, accepted depth (custom builds only), the accept rate and the acceptance per
+// draft position (not every engine logs them; deploy's TestDashboardPerPositionReturnsData
+// wants the latter from the demo's vLLM), the queries of vLLM's KV cache figures alone (no data where no vLLM runs; the
 // queries that join them with the token context are required), and the inputs the demo does
 // not configure: forward-pass publishers, TensorRT-LLM's iteration statistics, failed scrapes.
-var mayBeEmptyRE = regexp.MustCompile(`== 1|ALERTS|specwatch_accepted_depth_tokens|specwatch_accept_ratio|^(1000 \* )?specwatch_(kv_cache_usage_ratio|model_step_kv_cache_slope_seconds)\{|specwatch_forward_pass_|specwatch_scrape_iteration_records_dropped_total|specwatch_scrape_failures_total`)
+var mayBeEmptyRE = regexp.MustCompile(`== 1|ALERTS|specwatch_accepted_depth_tokens|specwatch_accept_ratio|specwatch_position_accept_ratio|^(1000 \* )?specwatch_(kv_cache_usage_ratio|model_step_kv_cache_slope_seconds)\{|specwatch_forward_pass_|specwatch_scrape_iteration_records_dropped_total|specwatch_scrape_failures_total`)
 
 // GrafanaPanel is a panel of a dashboard, rows with their panels inside.
 type GrafanaPanel struct {
