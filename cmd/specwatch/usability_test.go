@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,20 @@ func TestListenErrorNamesFlag(t *testing.T) {
 	}
 	if strings.Count(stderr, "address already in use") != 1 || strings.Contains(stderr, "listen tcp") {
 		t.Errorf("stderr wraps the listen error more than once: %q", stderr)
+	}
+}
+
+// TestExitStatusDocumented: docs/cli.md lists the exit statuses of the table run uses, with the
+// same meanings.
+func TestExitStatusDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(b), "`", "")
+	for _, s := range exitStatus {
+		if row := "| " + s.code + " | " + s.meaning + " |"; !strings.Contains(doc, row) {
+			t.Errorf("docs/cli.md lacks the row %q", row)
+		}
 	}
 }
