@@ -70,7 +70,10 @@ tarball() {
 	local dir="$work/$name"
 	mkdir -p "$dir"
 	if [ "$cgo" = 1 ]; then apt_install gcc pkg-config libsystemd-dev; fi
-	CGO_ENABLED=$cgo GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$dir/specwatch" ./cmd/specwatch
+	if ! CGO_ENABLED=$cgo GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$dir/specwatch" ./cmd/specwatch; then
+		echo "release.sh: $os-$arch: go build failed (above); build the other targets by naming them" >&2
+		exit 1
+	fi
 	cp LICENSE README.md CHANGELOG.md "$dir/"
 	cp -r "$work/doc/specwatch.1" "$work/doc/completions" "$dir/"
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
