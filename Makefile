@@ -3,7 +3,7 @@
 
 # The version from git, so that `make build` says it in any checkout (go build stamps the tag
 # itself, but not in a git worktree or with -buildvcs=false); empty: go build's own stamp.
-VERSION := $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
+VERSION := $(shell git describe --tags --match 'v[0-9]*' --dirty=+dirty 2>/dev/null)
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)
 BUILDINFO := github.com/specwatch/specwatch/internal/buildinfo
 
