@@ -1,5 +1,11 @@
 # Thin wrappers: the scripts are the source of truth (README, CI).
-.PHONY: demo test bench build soak fuzz-long
+.PHONY: demo test bench build release soak fuzz-long
+
+# The version from git, so that `make build` says it in any checkout (go build stamps the tag
+# itself, but not in a git worktree or with -buildvcs=false); empty: go build's own stamp.
+VERSION := $(shell git describe --tags --match 'v[0-9]*' --dirty=+dirty 2>/dev/null)
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+BUILDINFO := github.com/specwatch/specwatch/internal/buildinfo
 
 demo:
 	scripts/demo.sh
@@ -8,7 +14,11 @@ test:
 	scripts/test.sh
 
 build:
-	go build -o bin/specwatch ./cmd/specwatch
+	go build -ldflags "-X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o bin/specwatch ./cmd/specwatch
+
+# Tarballs, the Debian package, the OCI image archive, RELEASE_NOTES.md and SHA256SUMS in dist/.
+release:
+	scripts/release.sh
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./parse/... ./ingest/... ./model/...

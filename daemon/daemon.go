@@ -117,7 +117,7 @@ func New(o Options) (*Daemon, error) {
 	})
 	if err := d.server.Listen(); err != nil {
 		d.Close()
-		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+		return nil, listenError(cfg.Listen, err)
 	}
 	return d, nil
 }
@@ -127,11 +127,11 @@ func New(o Options) (*Daemon, error) {
 func (d *Daemon) lockState() error {
 	dir := d.o.Config.StateDir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("state dir %s: %w", dir, err)
+		return stateDirError(fmt.Errorf("state directory %s: %w", dir, err))
 	}
 	lock, err := statelock.Acquire(dir)
 	if err != nil {
-		return err
+		return stateDirError(err)
 	}
 	d.lock = lock
 	cursor, err := journal.NewCursorStore(dir).Load()

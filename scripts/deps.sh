@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 build_pkgs=(gcc pkg-config libsystemd-dev binutils)
 test_pkgs=(systemd-journal-remote chromium systemd prometheus prometheus-alertmanager victoria-metrics strace lintian
 	python3-zmq python3-msgpack # the engines' forward-pass publisher, ingest/fwdpass/testdata/publisher.py
-	podman runc netavark docker.io) # real container runtimes: internal/testkit/testpodman, test/e2e, deploy's image
+	podman runc netavark docker.io # real container runtimes: internal/testkit/testpodman, test/e2e, deploy's image
+	bash-completion zsh fish man-db groff-base) # the completion scripts in their shells, the man page rendered (cmd/specwatch)
 
 need_go
 apt_install "${build_pkgs[@]}"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/specwatch/specwatch/analyze"
 	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/internal/buildinfo"
+	"github.com/specwatch/specwatch/model"
 	"github.com/specwatch/specwatch/report"
 )
 
@@ -46,5 +48,31 @@ func runAnalyze(f *config.Analyze, paths []string, stdout, stderr io.Writer) err
 	if failed > 0 {
 		return fmt.Errorf("%d of %d inputs could not be read (named above); the report covers the others", failed, len(paths))
 	}
-	return nil
+	return noEngineLine(a.Report().Input)
+}
+
+// noEngineLine fails an analysis that found nothing to diagnose, so that a script does not
+// take an empty report for a healthy one (exit status 3), and says what was read instead.
+func noEngineLine(in model.InputCounts) error {
+	if in.Samples > 0 {
+		return nil
+	}
+	var why []string
+	if in.Malformed > 0 {
+		why = append(why, fmt.Sprintf("%d malformed: engine lines this version cannot parse, docs/formats.md", in.Malformed))
+	}
+	if in.OutOfRange > 0 {
+		why = append(why, fmt.Sprintf("%d outside --since/--until", in.OutOfRange))
+	}
+	if in.Unreadable > 0 {
+		why = append(why, fmt.Sprintf("%d records unreadable", in.Unreadable))
+	}
+	msg := fmt.Sprintf("%d lines read", in.Lines)
+	if in.Lines == 1 {
+		msg = "1 line read"
+	}
+	if len(why) > 0 {
+		msg += " (" + strings.Join(why, "; ") + ")"
+	}
+	return fmt.Errorf("%w in the input: %s; the report is empty (exit status %d)", errNoEngineLine, msg, exitNoEngineLine)
 }

@@ -121,8 +121,11 @@ func TestAnalyzeSinceStartModTime(t *testing.T) {
 	if r := analyzeJSON(t, "--since", "-2h", recent); r.Input.Samples != all.Input.Samples || r.Input.OutOfRange != 0 {
 		t.Errorf("--since -2h, written a minute ago: %+v", r.Input)
 	}
-	if r := analyzeJSON(t, "--since", "-2h", old); r.Input.Samples != 0 || r.Input.OutOfRange != all.Input.Samples {
-		t.Errorf("--since -2h, written three hours ago: %+v", r.Input)
+	// Nothing inside the range: the (empty) report, and exit status 3.
+	out, stderr, code := runCmd(t, "analyze", "--format", "json", "--timezone", "UTC", "--since", "-2h", old)
+	var r model.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitNoEngineLine || r.Input.Samples != 0 || r.Input.OutOfRange != all.Input.Samples {
+		t.Errorf("--since -2h, written three hours ago: exit %d, %v, %+v\n%s", code, err, r.Input, stderr)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/internal/buildinfo"
@@ -12,14 +11,7 @@ import (
 // The command line is kingpin's, the parser node_exporter, Prometheus and Alertmanager use, so
 // that specwatch reads like them: --web.listen-address, --log.level, --help on every command
 // with the defaults shown, `help COMMAND`, --version, and a man page and shell completion
-// generated from the same definitions (--help-man, --completion-script-bash, -zsh).
-
-// The man page's NAME line needs the one-line description after the name (man's whatis
-// database and lintian read it); kingpin's template prints the name alone.
-func init() {
-	kingpin.ManPageTemplate = strings.Replace(kingpin.ManPageTemplate, ".SH \"NAME\"\n{{.App.Name}}\n",
-		".SH \"NAME\"\n{{.App.Name}} \\- speculative-decoding throughput watcher for LLM inference hosts\n", 1)
-}
+// generated from the same definitions (--help-man, --completion-script-bash, -zsh, -fish).
 
 // action runs a command once its flags and arguments are parsed.
 type action func(ctx context.Context, stdout, stderr io.Writer) error
@@ -40,6 +32,12 @@ func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application
 	app.UsageWriter(stdout).ErrorWriter(stderr).Terminate(terminate)
 	app.HelpFlag.Short('h')
 	app.Version(buildinfo.Line())
+	app.UsageFuncs(manPageFuncs)
+	app.Flag("completion-script-fish", "Generate completion script for fish.").Hidden().PreAction(func(*kingpin.ParseContext) error {
+		writeFish(stdout, app.Model())
+		terminate(0)
+		return nil
+	}).Bool()
 	actions := map[string]action{}
 	for _, c := range commands {
 		actions[c.name] = c.define(app.Command(c.name, c.help), stderr)

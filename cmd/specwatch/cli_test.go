@@ -63,7 +63,8 @@ func TestRelativeSince(t *testing.T) {
 	if got := cliargs.JoinNegative([]string{"analyze", "--since", "-2h", "-", "--until", "-30m", "--format", "json"}); strings.Join(got, " ") != "analyze --since=-2h - --until=-30m --format json" {
 		t.Errorf("joinNegative: %q", got)
 	}
-	if _, stderr, code := runCmd(t, "analyze", "--since", "-2h", "/dev/null"); code != 0 {
+	// Parsed, and run: /dev/null holds no engine line (exit status 3), not a usage error.
+	if _, stderr, code := runCmd(t, "analyze", "--since", "-2h", "/dev/null"); code != exitNoEngineLine {
 		t.Errorf("analyze --since -2h: exit %d: %s", code, stderr)
 	}
 }

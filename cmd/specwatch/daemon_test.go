@@ -233,15 +233,17 @@ func TestRunReloadChangesLogLevel(t *testing.T) {
 }
 
 // TestRunRefusesALockedStateDir: a second daemon on the state directory of a running one
-// refuses to start, naming the first one's PID, and the first keeps running.
+// refuses to start, naming the first one's PID and --state.directory, and the first keeps
+// running.
 func TestRunRefusesALockedStateDir(t *testing.T) {
 	dir, state := demoJournal(t), t.TempDir()
 	first := startRun(t, "--journal.directory", dir, "--state.directory", state)
 	eventually(t, "the first daemon ready", func() bool { return ready(first.url("/-/ready")) })
 	bin := testharness.BuildSpecwatch(t)
 	out, err := exec.Command(bin, "run", "--web.listen-address", "127.0.0.1:0", "--journal.directory", dir, "--state.directory", state).CombinedOutput()
-	want := fmt.Sprintf("in use by another specwatch (pid %d)", first.cmd.Process.Pid)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
+	// The PID, and the flag and config key that give the second daemon a directory of its own.
+	want := fmt.Sprintf("in use by another specwatch (pid %d): one daemon per state directory (--state.directory, config state_dir)", first.cmd.Process.Pid)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure || !strings.Contains(string(out), want) {
 		t.Fatalf("second daemon: %v, output %q; want exit 1 naming %q", err, out, want)
 	}
 	if !ready(first.url("/-/ready")) {

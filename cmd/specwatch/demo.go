@@ -28,9 +28,9 @@ type demoOptions struct {
 
 func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	o := &demoOptions{}
-	c.Flag("scenario", "what to replay: "+strings.Join(demo.Names(), ", ")+" (docs/configuration.md)").Default(demo.Scenarios[0].Name).EnumVar(&o.scenario, demo.Names()...)
+	enumVar(c.Flag("scenario", "what to replay: "+strings.Join(demo.Names(), ", ")+" (docs/configuration.md)").Default(demo.Scenarios[0].Name), "scenario", &o.scenario, demo.Names()...)
 	c.Flag("once", "analyze the scenario's data once (one loop), print the report and exit").BoolVar(&o.once)
-	c.Flag("format", "with --once: text or json").Default("text").EnumVar(&o.format, "text", "json")
+	enumVar(c.Flag("format", "with --once: text or json").Default("text"), "format", &o.format, "text", "json")
 	c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").StringVar(&o.listen)
 	c.Flag("speed", "replay speed: recorded seconds per second (default: "+demoSpeedHelp()+"; 0: as fast as possible, tour only)").
 		PlaceHolder("X").Action(func(ctx *kingpin.ParseContext) error {

@@ -25,7 +25,7 @@ func addFlags(c *kingpin.CmdClause, flags []config.Flag, given map[string]bool) 
 		}
 		switch {
 		case fl.Enum != nil:
-			fc.EnumVar(fl.Str, fl.Enum...)
+			enumVar(fc, fl.Name, fl.Str, fl.Enum...)
 		case fl.Str != nil:
 			fc.StringVar(fl.Str)
 		case fl.List != nil:

@@ -5,16 +5,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/internal/cliargs"
 
 	_ "github.com/specwatch/specwatch/internal/hupguard" // an early SIGHUP must not kill run
@@ -28,9 +27,6 @@ var commands = []command{
 	{"check-config", "Validate a configuration file as run and a reload would.", defineCheckConfig},
 	{"version", "Print the version.", defineVersion},
 }
-
-// errUsage marks errors caused by how specwatch was called (exit status 2).
-var errUsage = config.ErrFlag
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,19 +79,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	app, actions := newApp(stdout, stderr, func(code int) { panic(terminated{code}) })
 	if len(args) == 0 {
 		app.Usage(nil)
-		return 2
+		return exitUsage
 	}
-	selected, err := app.Parse(cliargs.StdinDash(cliargs.JoinNegative(args), cliargs.ValueFlags(app.Model())))
+	model := app.Model()
+	var selected string
+	var err error
+	if len(args) > 1 && args[0] == "help" && !strings.HasPrefix(args[1], "-") && commandOf(args[1:], model) == nil {
+		// kingpin's help command fails on an unknown command name with exit status 1.
+		err = fmt.Errorf("expected command but got %q", args[1])
+	} else {
+		selected, err = app.Parse(cliargs.StdinDash(cliargs.JoinNegative(args), cliargs.ValueFlags(model)))
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "specwatch: %v (try --help)\n", err)
-		return 2
+		msg := err.Error()
+		if s := suggestion(msg, args, model); s != "" {
+			msg += "; " + s
+		}
+		help := "specwatch --help"
+		if c := commandOf(args, model); c != nil {
+			help = "specwatch " + c.Name + " --help"
+		}
+		fmt.Fprintf(stderr, "specwatch: %s (try %s)\n", msg, help)
+		return exitUsage
 	}
 	if err := actions[selected](ctx, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "specwatch %s: %v\n", selected, err)
-		if errors.Is(err, errUsage) {
-			return 2
-		}
-		return 1
+		return exitCode(err)
 	}
-	return 0
+	return exitOK
 }
