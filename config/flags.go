@@ -60,7 +60,7 @@ func (o *Overrides) Flags() []Flag {
 
 // Analyze is analyze's flags as given; Resolve reads their times.
 type Analyze struct {
-	Format                         string
+	Format, Color                  string
 	Since, Until, StartTime, Zone  string
 	MaxSeries                      int
 	JournalDir, Backend, Namespace string
@@ -72,6 +72,7 @@ type Analyze struct {
 func (a *Analyze) Flags() []Flag {
 	return []Flag{
 		{Name: "format", Help: "report format: text, json or html (self-contained, with plots)", Default: "text", Enum: []string{"text", "json", "html"}, Str: &a.Format},
+		{Name: "color", Help: "colour the text report: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never", Default: "auto", Enum: []string{"auto", "always", "never"}, Str: &a.Color},
 		{Name: "journal.directory", Help: "read this journal directory instead of files", Str: &a.JournalDir},
 		{Name: "journal.backend", Help: "with --journal.directory: auto, native, sdjournal or journalctl", Default: "auto", Str: &a.Backend},
 		{Name: "journal.namespace", Help: "with --journal.directory: read this journal namespace's subdirectories (as journalctl --namespace; * all)", Str: &a.Namespace},

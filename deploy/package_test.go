@@ -117,7 +117,7 @@ func TestDebianPackage(t *testing.T) {
 			t.Errorf("%s differs from %s", dst, src)
 		}
 	}
-	for _, p := range []string{"/usr/share/man/man1/specwatch.1.gz", "/usr/share/bash-completion/completions/specwatch", "/usr/share/zsh/vendor-completions/_specwatch"} {
+	for _, p := range []string{"/usr/share/man/man1/specwatch.1.gz", "/usr/share/bash-completion/completions/specwatch", "/usr/share/zsh/vendor-completions/_specwatch", "/usr/share/fish/vendor_completions.d/specwatch.fish"} {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", p, err)
 		}

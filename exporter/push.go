@@ -141,7 +141,7 @@ func (p *Pusher) logErr(format string, args ...any) {
 	if p.opts.Failures != nil {
 		p.opts.Failures.Inc()
 	}
-	p.log.Warn().Str("url", p.redacted).Str("err", fmt.Sprintf(format, args...)).Msg("push failed")
+	p.log.Warn().Str("url", p.redacted).Str("error", fmt.Sprintf(format, args...)).Msg("push failed")
 }
 
 // write is the library's writeMetrics callback: the registry's exposition in the Prometheus

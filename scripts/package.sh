@@ -74,6 +74,7 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-X $BUILDINFO.version=$VERSION" -o "$
 "$DIST/build/specwatch-gen" --help-man | gzip -9n >"$DIST/build/specwatch.1.gz"
 "$DIST/build/specwatch-gen" --completion-script-bash >"$DIST/build/specwatch.bash"
 "$DIST/build/specwatch-gen" --completion-script-zsh >"$DIST/build/_specwatch"
+"$DIST/build/specwatch-gen" --completion-script-fish >"$DIST/build/specwatch.fish"
 export LIBC_DEPENDS CHANGELOG_GZ="$DIST/build/changelog.gz" GEN_DIR="$DIST/build"
 (cd deploy/nfpm && go build -o "$DIST/build/nfpm" github.com/goreleaser/nfpm/v2/cmd/nfpm)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -42,7 +43,11 @@ func runAnalyze(f *config.Analyze, paths []string, stdout, stderr io.Writer) err
 		return err
 	}
 	v, _ := buildinfo.Version()
-	if err := a.Write(stdout, f.Format, report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v}); err != nil {
+	color, err := report.UseColor(f.Color, stdout, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("--color: %w", err)
+	}
+	if err := a.Write(stdout, f.Format, report.PageOptions{Title: "specwatch analyze", Now: time.Now(), Version: v, Color: color}); err != nil {
 		return err
 	}
 	if failed > 0 {

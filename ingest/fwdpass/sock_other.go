@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package fwdpass
 
@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// sock is unix-only: the engines that publish forward passes run on Linux.
+// sock is Linux-only (sock_unix.go uses its non-blocking socket flags): the engines that
+// publish forward passes run on Linux, and the darwin build is for analyze.
 type sock struct{}
 
-var errUnsupported = errors.New("forward-pass metrics are read on unix systems only")
+var errUnsupported = errors.New("forward-pass metrics are read on Linux only")
 
 func dialSock(context.Context, string, string, time.Time) (*sock, error) { return nil, errUnsupported }
 func (*sock) write(context.Context, []byte, time.Time) error             { return errUnsupported }
