@@ -25,15 +25,24 @@ type modelView interface {
 // quiet, expires or resumes; an anomaly opens or clears, with its sentence from report/words.
 // They come from diffing the model's snapshots, so the model itself stays free of logging.
 type events struct {
-	log   zerolog.Logger
-	model modelView
-	seen  map[int]seriesState // by series ID
-	snaps []model.SeriesSnapshot
+	log     zerolog.Logger
+	model   modelView
+	seen    map[int]seriesState // by series ID
+	snaps   []model.SeriesSnapshot
+	checked bool // a check ran: what a series closed before the first one is history
 }
 
 type seriesState struct {
 	quiet, gone bool
 	active      [model.NumAnomalyKinds]bool
+	raised      [model.NumAnomalyKinds]int64 // episodes opened, by kind
+	logged      [model.NumAnomalyKinds]logged
+}
+
+// logged is the latest episode of a kind whose opening was logged, and whether its clearing was.
+type logged struct {
+	start   time.Time
+	cleared bool
 }
 
 func newEvents(log zerolog.Logger, m modelView) *events {
@@ -62,8 +71,7 @@ func (e *events) check() {
 	for i := range e.snaps {
 		s := &e.snaps[i]
 		prev, known := e.seen[s.ID]
-		cur := seriesState{quiet: s.Quiet, gone: s.Gone, active: s.Active}
-		e.seen[s.ID] = cur
+		cur := seriesState{quiet: s.Quiet, gone: s.Gone, active: s.Active, raised: s.Raised, logged: prev.logged}
 		if !known {
 			series(e.log.Info(), s.Labels).Msg("series appeared")
 		}
@@ -76,50 +84,64 @@ func (e *events) check() {
 			series(e.log.Info(), s.Labels).Msg("series resumed")
 		}
 		for k := range model.NumAnomalyKinds {
-			if cur.active[k] == prev.active[k] {
+			if known && cur.raised[k] == prev.raised[k] && cur.active[k] == prev.active[k] {
 				continue
 			}
 			if rep == nil {
 				r := e.model.Report()
 				rep = &r
 			}
-			e.anomaly(rep, s, model.AnomalyKind(k), cur.active[k])
+			e.anomalies(rep, s, model.AnomalyKind(k), &cur.logged[k], !known && !e.checked)
+		}
+		e.seen[s.ID] = cur
+	}
+	e.checked = true
+}
+
+// anomalies logs the episodes of kind k that opened or cleared on s since l, the latest one
+// logged, with their sentence: a backlog read fast can open and clear several between two
+// checks. Episodes are told apart by their start (one of a kind is open at a time). With
+// history set (a series the daemon found when it started, restored), the episodes already
+// closed are not news.
+func (e *events) anomalies(rep *model.Report, s *model.SeriesSnapshot, k model.AnomalyKind, l *logged, history bool) {
+	for _, a := range episodes(rep, s.Labels, k) {
+		if history && a.End != nil {
+			*l = logged{start: a.Start, cleared: true}
+			continue
+		}
+		if a.Start.After(l.start) {
+			e.anomaly(s, k, a).Msg("anomaly opened")
+			*l = logged{start: a.Start}
+		}
+		if a.Start.Equal(l.start) && !l.cleared && a.End != nil {
+			e.anomaly(s, k, a).Time("end", *a.End).Float64("duration_seconds", a.End.Sub(a.Start).Seconds()).Msg("anomaly cleared")
+			l.cleared = true
 		}
 	}
 }
 
-// anomaly logs an episode of kind k that opened or cleared on s, with its sentence.
-func (e *events) anomaly(rep *model.Report, s *model.SeriesSnapshot, k model.AnomalyKind, opened bool) {
-	ev := series(e.log.Info(), s.Labels).Str("kind", k.String()).Str("severity", k.Severity())
-	if a := episode(rep, s.Labels, k, opened); a != nil {
-		ev = ev.Time("start", a.Start)
-		if a.End != nil {
-			ev = ev.Time("end", *a.End).Float64("duration_seconds", a.End.Sub(a.Start).Seconds())
-		}
-		ev = ev.Str("summary", words.Detail(a.Evidence, s.KVContext))
-	}
-	if opened {
-		ev.Msg("anomaly opened")
-		return
-	}
-	ev.Msg("anomaly cleared")
+// anomaly is an episode's line: the series, the kind, its start and its sentence.
+func (e *events) anomaly(s *model.SeriesSnapshot, k model.AnomalyKind, a *model.AnomalyJSON) *zerolog.Event {
+	return series(e.log.Info(), s.Labels).Str("kind", k.String()).Str("severity", k.Severity()).
+		Time("start", a.Start).Str("summary", words.Detail(a.Evidence, s.KVContext))
 }
 
-// episode finds the series' latest episode of kind k in the report: the open one, or the last
-// closed one.
-func episode(rep *model.Report, l model.Labels, k model.AnomalyKind, open bool) *model.AnomalyJSON {
+// episodes are the series' episodes of kind k in the report, oldest first (the model keeps the
+// latest maxAnomalies).
+func episodes(rep *model.Report, l model.Labels, k model.AnomalyKind) []*model.AnomalyJSON {
+	var out []*model.AnomalyJSON
 	for i := range rep.Series {
 		sr := &rep.Series[i]
 		if sr.Labels != l {
 			continue
 		}
-		for j := len(sr.Anomalies) - 1; j >= 0; j-- {
-			if a := &sr.Anomalies[j]; a.Kind == k.String() && (a.End == nil) == open {
-				return a
+		for j := range sr.Anomalies {
+			if a := &sr.Anomalies[j]; a.Kind == k.String() {
+				out = append(out, a)
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // series adds a series' labels to ev, the container's only where there is one.
