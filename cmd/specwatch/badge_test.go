@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 	"github.com/specwatch/specwatch/pipeline"
 )
 
-var card = regexp.MustCompile(`(?s)<section class="card v-([a-z]+)"[^>]*>.*?<span class="badge v-[a-z]+">([^<]*)</span>.*?<p class="explain">(.*?)</p>`)
+var card = regexp.MustCompile(`(?s)<section class="card v-([a-z]+)" id="s(\d+)"[^>]*>.*?<span class="badge v-[a-z]+">([^<]*)</span>.*?<p class="explain">(.*?)</p>`)
 
 // Issue 19: the demo's status page kept the ANOMALOUS badge on the rank whose stuck drafter
 // (70-85 min) had ended, above an explanation saying "expected, not a regression": its daemon
@@ -54,8 +55,10 @@ func TestDemoPageBadgeFollowsActiveAnomalies(t *testing.T) {
 			if active && s.Verdict != c.stuck {
 				t.Errorf("at %v, %s: verdict %q during the stuck episode, want %q", c.at, s.Labels.Rank, s.Verdict, c.stuck)
 			}
-			if i < len(cards) {
-				cl, badge, explain := cards[i][1], cards[i][2], html.UnescapeString(cards[i][3])
+			// The page lists anomalous series first; a card's anchor is its series' place in
+			// the report (s1 the first).
+			if cd, ok := cards["s"+strconv.Itoa(i+1)]; ok {
+				cl, badge, explain := cd[1], cd[3], html.UnescapeString(cd[4])
 				if cl != s.Verdict || badge != s.Verdict {
 					t.Errorf("at %v, card %d: class %q, badge %q; the report says %q", c.at, i, cl, badge, s.Verdict)
 				}
@@ -71,7 +74,7 @@ func TestDemoPageBadgeFollowsActiveAnomalies(t *testing.T) {
 }
 
 // demoPageAt is the demo daemon's report and status page cards once its replay reached until.
-func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
+func demoPageAt(t *testing.T, until time.Time) (model.Report, map[string][]string) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Listen, cfg.Model.ExpireAfter = "127.0.0.1:0", 0
@@ -89,7 +92,11 @@ func demoPageAt(t *testing.T, until time.Time) (model.Report, [][]string) {
 	if err := d.WritePage(&page); err != nil {
 		t.Fatal(err)
 	}
-	return d.Report(), card.FindAllStringSubmatch(page.String(), -1)
+	cards := map[string][]string{}
+	for _, c := range card.FindAllStringSubmatch(page.String(), -1) {
+		cards["s"+c[2]] = c
+	}
+	return d.Report(), cards
 }
 
 // untilJournal is src up to its first entry at or after until (Unix µs), then its end.

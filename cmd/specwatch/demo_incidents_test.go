@@ -245,7 +245,7 @@ func TestDemoScenarioUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"demo", "--scenario", "outage"}, `--scenario "outage": want tour or incidents`},
+		{[]string{"demo", "--scenario", "outage"}, `--scenario "outage": want tour, incidents or engines`},
 		{[]string{"demo", "--scenario", "incidents", "--speed", "0", "--web.listen-address", "127.0.0.1:0"}, "needs a pace"},
 	} {
 		_, stderr, code := runCmd(t, c.args...)

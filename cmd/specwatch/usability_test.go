@@ -62,7 +62,7 @@ func TestEnumErrorNamesFlag(t *testing.T) {
 		{[]string{"analyze", "--format", "yaml"}, `--format "yaml": want text, json or html (try specwatch analyze --help)`},
 		{[]string{"analyze", "--format=jsn"}, `--format "jsn": want text, json or html (did you mean json?)`},
 		{[]string{"demo", "--once", "--format", "html"}, `--format "html": want text or json`},
-		{[]string{"demo", "--scenario", "incident"}, `--scenario "incident": want tour or incidents (did you mean incidents?)`},
+		{[]string{"demo", "--scenario", "incident"}, `--scenario "incident": want tour, incidents or engines (did you mean incidents?)`},
 	} {
 		_, stderr, code := runCmd(t, c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "enum value") {
