@@ -135,6 +135,10 @@ if [ -z "$body" ]; then
 	fi
 	echo "release.sh: CHANGELOG.md has no section for $VERSION; the release notes are the Unreleased section" >&2
 	body=$(notes Unreleased)
+	if [ -z "$(tr -d '[:space:]' <<<"$body")" ]; then
+		latest=$(sed -n 's/^## \[\([0-9][^]]*\)\].*/\1/p' CHANGELOG.md | head -1)
+		body="No change is recorded since ${latest:-the last release} (CHANGELOG.md)."
+	fi
 fi
 printf '# specwatch %s\n\n%s\n' "$VERSION" "$(sed '/./,$!d' <<<"$body")" >"$DIST/RELEASE_NOTES.md"
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -26,7 +27,16 @@ func TestReleaseTarball(t *testing.T) {
 	}
 	root := testharness.RepoRoot(t)
 	dist := t.TempDir()
-	const version = "0.0.0-releasetest"
+	// The latest release in the CHANGELOG: its section is the notes.
+	changelog, err := os.ReadFile(filepath.Join(root, "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?ms)^## \[(\d+\.\d+\.\d+)\][^\n]*\n(.*?)(?:^## \[|\z)`).FindSubmatch(changelog)
+	if m == nil {
+		t.Fatal("CHANGELOG.md has no released version's section")
+	}
+	version, section := string(m[1]), strings.TrimSpace(string(m[2]))
 	r := testharness.RunCmd(t, 10*time.Minute, root, []string{"VERSION=" + version, "DIST=" + dist, "ALLOW_DIRTY=1"}, filepath.Join(root, "scripts", "release.sh"), "linux-amd64")
 	if r.Err != nil || r.Code != 0 {
 		t.Fatalf("scripts/release.sh linux-amd64: exit %d %v\n%s", r.Code, r.Err, r.Output())
@@ -49,8 +59,8 @@ func TestReleaseTarball(t *testing.T) {
 		t.Errorf("the tarball's man page lacks EXIT STATUS")
 	}
 	notes, _ := os.ReadFile(filepath.Join(dist, "RELEASE_NOTES.md"))
-	if !strings.HasPrefix(string(notes), "# specwatch "+version+"\n\n") || !strings.Contains(string(notes), "### Added") {
-		t.Errorf("RELEASE_NOTES.md: %.200q", notes)
+	if want := "# specwatch " + version + "\n\n" + section + "\n"; string(notes) != want {
+		t.Errorf("RELEASE_NOTES.md: %.200q, want the CHANGELOG's %s section", notes, version)
 	}
 	sums, err := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
 	if err != nil {
