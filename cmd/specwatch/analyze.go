@@ -19,7 +19,7 @@ import (
 
 func defineAnalyze(c *kingpin.CmdClause, _ io.Writer) action {
 	var f config.Analyze
-	addFlags(c, f.Flags(), nil)
+	config.AddFlags(c, f.Flags(), nil)
 	paths := c.Arg("file", "log files (plain, gzip, zstd, xz, lz4; Docker json-file, CRI) or - for standard input; none: standard input").Strings()
 	return func(_ context.Context, stdout, stderr io.Writer) error { return runAnalyze(&f, *paths, stdout, stderr) }
 }

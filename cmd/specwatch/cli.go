@@ -6,6 +6,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/specwatch/specwatch/internal/buildinfo"
+	"github.com/specwatch/specwatch/internal/cmdhelp"
 )
 
 // The command line is kingpin's, the parser node_exporter, Prometheus and Alertmanager use, so
@@ -22,6 +23,9 @@ type command struct {
 	define     func(c *kingpin.CmdClause, stderr io.Writer) action
 }
 
+// The man page's sections around kingpin's, with the exit statuses of run.
+func init() { kingpin.ManPageTemplate = cmdhelp.ManPage(exitStatus) }
+
 // newApp builds the command line; terminate is called with an exit code where kingpin would
 // exit (after --help, --version, --help-man).
 func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application, map[string]action) {
@@ -32,9 +36,9 @@ func newApp(stdout, stderr io.Writer, terminate func(int)) (*kingpin.Application
 	app.UsageWriter(stdout).ErrorWriter(stderr).Terminate(terminate)
 	app.HelpFlag.Short('h')
 	app.Version(buildinfo.Line())
-	app.UsageFuncs(manPageFuncs)
+	app.UsageFuncs(cmdhelp.Funcs)
 	app.Flag("completion-script-fish", "Generate completion script for fish.").Hidden().PreAction(func(*kingpin.ParseContext) error {
-		writeFish(stdout, app.Model())
+		cmdhelp.WriteFish(stdout, app.Model())
 		terminate(0)
 		return nil
 	}).Bool()

@@ -90,7 +90,7 @@ func TestContainerFlag(t *testing.T) {
 	parse := func(args ...string) (config.Config, error) {
 		f := config.Overrides{Given: map[string]bool{}}
 		app := kingpin.New("t", "")
-		addFlags(app.Command("run", ""), f.Flags(), f.Given)
+		config.AddFlags(app.Command("run", ""), f.Flags(), f.Given)
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/specwatch/specwatch/demo"
 	"github.com/specwatch/specwatch/internal/buildinfo"
 	"github.com/specwatch/specwatch/internal/cliargs"
+	"github.com/specwatch/specwatch/internal/cmdhelp"
 )
 
 // demoOptions are demo's flags.
@@ -28,9 +29,9 @@ type demoOptions struct {
 
 func defineDemo(c *kingpin.CmdClause, _ io.Writer) action {
 	o := &demoOptions{}
-	enumVar(c.Flag("scenario", "what to replay: "+strings.Join(demo.Names(), ", ")+" (docs/configuration.md)").Default(demo.Scenarios[0].Name), "scenario", &o.scenario, demo.Names()...)
+	cmdhelp.EnumVar(c.Flag("scenario", "what to replay: "+strings.Join(demo.Names(), ", ")+" (docs/configuration.md)").Default(demo.Scenarios[0].Name), "scenario", &o.scenario, demo.Names()...)
 	c.Flag("once", "analyze the scenario's data once (one loop), print the report and exit").BoolVar(&o.once)
-	enumVar(c.Flag("format", "with --once: text or json").Default("text"), "format", &o.format, "text", "json")
+	cmdhelp.EnumVar(c.Flag("format", "with --once: text or json").Default("text"), "format", &o.format, "text", "json")
 	c.Flag("web.listen-address", "address of the demo's status page, /metrics and report API").Default("127.0.0.1:9877").StringVar(&o.listen)
 	c.Flag("speed", "replay speed: recorded seconds per second (default: "+demoSpeedHelp()+"; 0: as fast as possible, tour only)").
 		PlaceHolder("X").Action(func(ctx *kingpin.ParseContext) error {
@@ -71,5 +72,5 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) error
 	}
 	v, rev := buildinfo.Version()
 	return demo.Run(ctx, demo.RunOptions{Scenario: sc, Speed: speed, Listen: o.listen, Log: log, Version: v, Revision: rev,
-		Out: stdout, Hint: exitOnSignalHint()})
+		Out: stdout, Hint: daemon.StopHint()})
 }

@@ -15,11 +15,9 @@ const (
 	exitNoEngineLine = 3 // analyze: no input line was an engine's statistics line
 )
 
-// exitStatus describes each code, as the man page's EXIT STATUS and docs/cli.md list them.
-var exitStatus = []struct {
-	code    string
-	meaning string
-}{
+// exitStatus describes each code (code, meaning), as the man page's EXIT STATUS and
+// docs/cli.md list them.
+var exitStatus = [][2]string{
 	{"0", "success; for run, also its graceful stop after SIGTERM or SIGINT"},
 	{"1", "a runtime error: an input that cannot be read, a port in use, a state directory held by another specwatch, an invalid configuration file"},
 	{"2", "a usage error: an unknown command or flag, a flag value that is not allowed; nothing was done"},

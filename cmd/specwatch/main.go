@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/specwatch/specwatch/internal/cliargs"
+	"github.com/specwatch/specwatch/internal/cmdhelp"
 
 	_ "github.com/specwatch/specwatch/internal/hupguard" // an early SIGHUP must not kill run
 )
@@ -84,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	model := app.Model()
 	var selected string
 	var err error
-	if len(args) > 1 && args[0] == "help" && !strings.HasPrefix(args[1], "-") && commandOf(args[1:], model) == nil {
+	if len(args) > 1 && args[0] == "help" && !strings.HasPrefix(args[1], "-") && cmdhelp.CommandOf(args[1:], model) == nil {
 		// kingpin's help command fails on an unknown command name with exit status 1.
 		err = fmt.Errorf("expected command but got %q", args[1])
 	} else {
@@ -92,11 +93,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	if err != nil {
 		msg := err.Error()
-		if s := suggestion(msg, args, model); s != "" {
+		if s := cmdhelp.Suggestion(msg, args, model); s != "" {
 			msg += "; " + s
 		}
 		help := "specwatch --help"
-		if c := commandOf(args, model); c != nil {
+		if c := cmdhelp.CommandOf(args, model); c != nil {
 			help = "specwatch " + c.Name + " --help"
 		}
 		fmt.Fprintf(stderr, "specwatch: %s (try %s)\n", msg, help)

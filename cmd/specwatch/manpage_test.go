@@ -30,8 +30,8 @@ func TestManPageSections(t *testing.T) {
 	}
 	status := man[strings.Index(man, ".SH \"EXIT STATUS\""):]
 	for _, s := range exitStatus {
-		if !strings.Contains(status, ".B "+s.code+"\n") {
-			t.Errorf("EXIT STATUS lacks %s", s.code)
+		if !strings.Contains(status, ".B "+s[0]+"\n") {
+			t.Errorf("EXIT STATUS lacks %s", s[0])
 		}
 	}
 	for _, want := range []string{"/etc/specwatch/specwatch.yaml", "/var/lib/specwatch", "\\fB\\-\\-state.directory\\fR", "specwatch.service", ".B SIGHUP", ".B SIGTERM, SIGINT"} {

@@ -23,7 +23,7 @@ import (
 func TestScrapeFlagReplacesTheList(t *testing.T) {
 	app := kingpin.New("t", "")
 	f := config.Overrides{Given: map[string]bool{}}
-	addFlags(app.Command("run", ""), f.Flags(), f.Given)
+	config.AddFlags(app.Command("run", ""), f.Flags(), f.Given)
 	if _, err := app.Parse([]string{"run", "--scrape.url", "http://127.0.0.1:8000/metrics", "--scrape.url", "http://127.0.0.1:30000/metrics"}); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestScrapeLabelFlag(t *testing.T) {
 	load := func(args ...string) (config.Config, error) {
 		app := kingpin.New("t", "")
 		f := config.Overrides{Given: map[string]bool{}}
-		addFlags(app.Command("run", ""), f.Flags(), f.Given)
+		config.AddFlags(app.Command("run", ""), f.Flags(), f.Given)
 		if _, err := app.Parse(append([]string{"run"}, args...)); err != nil {
 			t.Fatal(err)
 		}

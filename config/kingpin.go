@@ -1,17 +1,17 @@
-package main
+package config
 
 import (
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/specwatch/specwatch/config"
 	"github.com/specwatch/specwatch/internal/cliargs"
+	"github.com/specwatch/specwatch/internal/cmdhelp"
 )
 
-// addFlags registers config's flags with kingpin; given, when not nil, records which were given
+// AddFlags registers config's flags (Flag) with command c; given, when not nil, records which were given
 // (run's flags replace their keys only then, so that a default in the help never overrides the
 // file).
-func addFlags(c *kingpin.CmdClause, flags []config.Flag, given map[string]bool) {
+func AddFlags(c *kingpin.CmdClause, flags []Flag, given map[string]bool) {
 	for _, fl := range flags {
 		fc := c.Flag(fl.Name, fl.Help)
 		if given != nil {
@@ -25,7 +25,7 @@ func addFlags(c *kingpin.CmdClause, flags []config.Flag, given map[string]bool) 
 		}
 		switch {
 		case fl.Enum != nil:
-			enumVar(fc, fl.Name, fl.Str, fl.Enum...)
+			cmdhelp.EnumVar(fc, fl.Name, fl.Str, fl.Enum...)
 		case fl.Str != nil:
 			fc.StringVar(fl.Str)
 		case fl.List != nil:
@@ -41,7 +41,7 @@ func addFlags(c *kingpin.CmdClause, flags []config.Flag, given map[string]bool) 
 }
 
 // placeholder is the help text's stand-in for a flag's value.
-func placeholder(fl config.Flag) string {
+func placeholder(fl Flag) string {
 	name := fl.Name
 	switch {
 	case fl.Value != "":

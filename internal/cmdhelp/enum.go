@@ -1,4 +1,4 @@
-package main
+package cmdhelp
 
 import (
 	"fmt"
@@ -22,8 +22,8 @@ func (v *enumValue) Set(s string) error {
 			return nil
 		}
 	}
-	msg := fmt.Sprintf("--%s %q: want %s", v.name, s, orList(v.options))
-	if near := closest(s, v.options); len(near) > 0 {
+	msg := fmt.Sprintf("--%s %q: want %s", v.name, s, OrList(v.options))
+	if near := Closest(s, v.options); len(near) > 0 {
 		msg += " (did you mean " + strings.Join(near, " or ") + "?)"
 	}
 	return fmt.Errorf("%s", msg) // a parse error: exit status 2
@@ -31,13 +31,13 @@ func (v *enumValue) Set(s string) error {
 
 func (v *enumValue) String() string { return *v.s }
 
-// enumVar makes fc an enum flag writing to s.
-func enumVar(fc *kingpin.FlagClause, name string, s *string, options ...string) {
+// EnumVar makes fc an enum flag writing to s.
+func EnumVar(fc *kingpin.FlagClause, name string, s *string, options ...string) {
 	fc.HintOptions(options...).SetValue(&enumValue{name: name, s: s, options: options})
 }
 
-// orList is "a, b or c".
-func orList(words []string) string {
+// OrList is "a, b or c".
+func OrList(words []string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}

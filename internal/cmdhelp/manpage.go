@@ -1,21 +1,21 @@
-package main
+package cmdhelp
 
 import (
 	"fmt"
 	"strings"
 	"text/template"
-
-	"github.com/alecthomas/kingpin/v2"
 )
 
-// The man page: kingpin's command and flag sections, generated from the definitions as --help
-// is, inside the sections a man page is expected to have (lintian and man's whatis read NAME).
-func init() {
-	kingpin.ManPageTemplate = manPageDefs + manPageHead + manPageTail + exitStatusRoff() + manPageExamples
+// ManPage is specwatch's man page template (kingpin.ManPageTemplate): kingpin's command and
+// flag sections, generated from the definitions as --help is, inside the sections a man page is
+// expected to have (lintian and man's whatis read NAME); exit is the EXIT STATUS table, code and
+// meaning. Its template functions are Funcs.
+func ManPage(exit [][2]string) string {
+	return manPageDefs + manPageHead + manPageTail + exitStatusRoff(exit) + manPageExamples
 }
 
-// manPageFuncs are the template functions of manPageDefs.
-var manPageFuncs = template.FuncMap{"Roff": roff}
+// Funcs are the template functions of ManPage (kingpin.Application.UsageFuncs).
+var Funcs = template.FuncMap{"Roff": roff}
 
 // roff makes a help text safe in a man page: a backslash printed as one, a character outside
 // ASCII as its groff escape (troff reads bytes, and warns on UTF-8), a line starting with a
@@ -130,11 +130,11 @@ saved at most a second before.
 `
 
 // exitStatusRoff is the EXIT STATUS section, from the table run uses.
-func exitStatusRoff() string {
+func exitStatusRoff(exit [][2]string) string {
 	var b strings.Builder
 	b.WriteString(".SH \"EXIT STATUS\"\n")
-	for _, s := range exitStatus {
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", s.code, strings.ReplaceAll(s.meaning, "-", `\-`))
+	for _, s := range exit {
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", s[0], strings.ReplaceAll(s[1], "-", `\-`))
 	}
 	return b.String()
 }

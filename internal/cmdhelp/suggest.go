@@ -1,4 +1,4 @@
-package main
+package cmdhelp
 
 import (
 	"regexp"
@@ -14,10 +14,10 @@ var (
 	unknownCommandRE = regexp.MustCompile(`^expected command but got "([^"]+)"`)
 )
 
-// suggestion is what to add to a parse error: the names closest to the mistyped flag or
+// Suggestion is what to add to a parse error: the names closest to the mistyped flag or
 // command (Damerau–Levenshtein distance at most 2), or the command a flag belongs to; "" when
 // nothing is close.
-func suggestion(msg string, args []string, app *kingpin.ApplicationModel) string {
+func Suggestion(msg string, args []string, app *kingpin.ApplicationModel) string {
 	if m := unknownCommandRE.FindStringSubmatch(msg); m != nil {
 		var names []string
 		for _, c := range app.Commands {
@@ -25,7 +25,7 @@ func suggestion(msg string, args []string, app *kingpin.ApplicationModel) string
 				names = append(names, c.Name)
 			}
 		}
-		if near := closest(m[1], names); len(near) > 0 {
+		if near := Closest(m[1], names); len(near) > 0 {
 			return "did you mean " + strings.Join(near, " or ") + "?"
 		}
 		return "the commands are " + strings.Join(names, ", ")
@@ -34,12 +34,12 @@ func suggestion(msg string, args []string, app *kingpin.ApplicationModel) string
 	if m == nil {
 		return ""
 	}
-	cmd := commandOf(args, app)
+	cmd := CommandOf(args, app)
 	names := flagNames(app.Flags)
 	if cmd != nil {
 		names = append(names, flagNames(cmd.Flags)...)
 	}
-	if near := closest(m[1], names); len(near) > 0 {
+	if near := Closest(m[1], names); len(near) > 0 {
 		for i := range near {
 			near[i] = "--" + near[i]
 		}
@@ -58,9 +58,9 @@ func suggestion(msg string, args []string, app *kingpin.ApplicationModel) string
 	return ""
 }
 
-// commandOf is the command the arguments select: the first one that is not a flag, when it
+// CommandOf is the command the arguments select: the first one that is not a flag, when it
 // names a command (specwatch's top-level flags take no value).
-func commandOf(args []string, app *kingpin.ApplicationModel) *kingpin.CmdModel {
+func CommandOf(args []string, app *kingpin.ApplicationModel) *kingpin.CmdModel {
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
 			continue
@@ -94,12 +94,12 @@ func contains(names []string, s string) bool {
 	return false
 }
 
-// closest returns the names at the smallest distance from s, sorted, when that is at most 2
+// Closest returns the names at the smallest distance from s, sorted, when that is at most 2
 // and less than half of s ("yaml" is not a typo of "html").
-func closest(s string, names []string) []string {
+func Closest(s string, names []string) []string {
 	best, near := 3, []string(nil)
 	for _, n := range names {
-		switch d := distance(s, n); {
+		switch d := Distance(s, n); {
 		case 2*d >= len(s):
 		case d < best:
 			best, near = d, []string{n}
@@ -111,9 +111,9 @@ func closest(s string, names []string) []string {
 	return near
 }
 
-// distance is the optimal-string-alignment Damerau–Levenshtein distance: insertions,
+// Distance is the optimal-string-alignment Damerau–Levenshtein distance: insertions,
 // deletions, substitutions and transpositions of adjacent bytes each cost 1.
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	d := make([][]int, len(a)+1)
 	for i := range d {
 		d[i] = make([]int, len(b)+1)
