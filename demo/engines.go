@@ -2,8 +2,6 @@ package demo
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/specwatch/specwatch/config"
@@ -115,12 +113,11 @@ func (pc *pacer) run(ctx context.Context, speed float64, now func() time.Time, s
 // /prometheus/metrics on a loopback port, its iterations advancing with the clock, and adds
 // both to cfg's scrape targets.
 func startTRTLLM(cfg *config.Config) (stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	eng := &enginemetrics.TRTLLM{Ranks: 2, MaxDraft: 3}
+	base, stopServer, err := serveLoopback(eng)
 	if err != nil {
 		return nil, err
 	}
-	eng := &enginemetrics.TRTLLM{Ranks: 2, MaxDraft: 3}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: eng}
 	done := make(chan struct{})
 	tick := time.NewTicker(100 * time.Millisecond)
 	go func() {
@@ -133,17 +130,11 @@ func startTRTLLM(cfg *config.Config) (stop func(), err error) {
 			}
 		}
 	}()
-	served := make(chan struct{})
-	go func() { defer close(served); _ = srv.Serve(ln) }()
-	base := "http://" + ln.Addr().String()
 	cfg.Scrape = append(cfg.Scrape, config.ScrapeConfig{URL: base + "/prometheus/metrics", IterationStatsURL: base + "/metrics",
 		Interval: 2 * time.Second, Timeout: time.Second, Labels: map[string]string{"host": TRTScrapHost, "unit": TRTScrapUnit}})
 	return func() {
 		tick.Stop()
 		close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-served
+		stopServer()
 	}, nil
 }
